@@ -1,0 +1,50 @@
+"""veracity: catch factual errors in text.
+
+Split a text into atomic claims, gather evidence for each, judge every claim supported,
+refuted or unverifiable with a mechanically checked quote, and evaluate the report.
+
+    >>> import veracity
+    >>> report = veracity.check("The Sydney Opera House opened in 1973.")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from veracity.api import acheck, check
+from veracity.context import Context
+from veracity.contracts import (
+    Claim,
+    Evaluation,
+    EvaluationIssue,
+    Evidence,
+    GateFailure,
+    Report,
+    SearchHit,
+    ToolFailure,
+    TraceRecord,
+    Verdict,
+)
+from veracity.errors import ConfigurationError, InputError, ToolError, VeracityError
+from veracity.evidence import EvidenceBackend, RetrieverBackend, TavilyBackend
+from veracity.graph import build_graph
+
+if TYPE_CHECKING:
+    from langgraph.graph.state import CompiledStateGraph
+
+    graph: CompiledStateGraph
+
+__all__ = [
+    "Claim", "ConfigurationError", "Context", "Evaluation", "EvaluationIssue", "Evidence", "EvidenceBackend",
+    "GateFailure", "InputError", "Report", "RetrieverBackend", "SearchHit", "TavilyBackend", "ToolError",
+    "ToolFailure", "TraceRecord", "VeracityError", "Verdict", "acheck", "build_graph", "check", "graph",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Build the default compiled `graph` on first access, not at import time."""
+    if name == "graph":
+        compiled = build_graph()
+        globals()["graph"] = compiled
+        return compiled
+    raise AttributeError(f"module 'veracity' has no attribute {name!r}")

@@ -1,0 +1,61 @@
+"""The Python entry points: `check` and `acheck`."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.retrievers import BaseRetriever
+
+from veracity.context import Context
+from veracity.contracts import Report
+from veracity.errors import InputError
+from veracity.evidence.base import EvidenceBackend
+from veracity.graph import build_graph
+from veracity.nodes.extract import input_problem
+from veracity.resources import Resources
+
+
+async def acheck(
+    text: str,
+    *,
+    model: BaseChatModel | str | None = None,
+    backend: EvidenceBackend | BaseRetriever | None = None,
+    tags: list[str] | None = None,
+    **settings: Any,
+) -> Report:
+    """Fact-check `text` and return a `Report`.
+
+    `model` is a chat model object or a 'provider:model' string; `backend` an evidence
+    backend or LangChain retriever. Other keyword settings are `Context` fields, e.g.
+    `max_revisions=1`. Raises `InputError` for empty or oversized text and
+    `ConfigurationError` when the model or search backend is not set up.
+    """
+    if isinstance(model, str):
+        settings["model"] = model
+        model = None
+    context = Context.from_settings(**settings)
+    problem = input_problem(text, context.max_text_chars)
+    if problem:
+        raise InputError(problem)
+    Resources(model=model, backend=backend).preflight(context)
+    graph = build_graph(model=model, backend=backend)
+    config = {
+        "run_name": "veracity.check",
+        "tags": ["veracity", *(tags or [])],
+        "metadata": {"veracity_model": context.model if model is None else type(model).__name__},
+    }
+    result = await graph.ainvoke({"text": text}, config=config, context=context)
+    return result["report"]
+
+
+def check(text: str, **kwargs: Any) -> Report:
+    """Synchronous `acheck`: fact-check `text` and return a `Report` (same arguments)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(acheck(text, **kwargs))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, acheck(text, **kwargs)).result()

@@ -1,0 +1,71 @@
+"""Runtime settings for a check: the graph's `context_schema`.
+
+Every field is plain data so that LangGraph Studio can show and edit it. Model
+objects and custom evidence backends are bound with `build_graph(model=..., backend=...)`
+instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal
+
+from veracity.prompts.extract import EXTRACT_PROMPT
+from veracity.prompts.judge import JUDGE_PROMPT
+from veracity.prompts.revise import REVISE_FEEDBACK
+
+DEFAULT_MODEL = "openai:gpt-4.1-mini"
+"""Chat model used when none is configured."""
+
+
+@dataclass(kw_only=True)
+class Context:
+    """Settings for one check. Pass as `graph.invoke(..., context=Context(...))`."""
+
+    model: str = field(
+        default=DEFAULT_MODEL,
+        metadata={"description": "Chat model as 'provider:model' (init_chat_model), e.g. 'openai:gpt-4.1-mini'."},
+    )
+    temperature: float = field(default=0.0, metadata={"description": "Sampling temperature for both steps."})
+    search: Literal["web"] = field(
+        default="web",
+        metadata={"description": "Evidence backend: 'web' (Tavily). Ignored when a backend object is bound."},
+    )
+    tavily_base_url: str | None = field(
+        default=None,
+        metadata={"description": "Tavily endpoint (a proxy or local fake). Defaults to $TAVILY_API_BASE_URL."},
+    )
+    max_results: int = field(default=5, metadata={"description": "Evidence items fetched per claim."})
+    max_extraction_attempts: int = field(
+        default=3, metadata={"description": "Extraction attempts before a GateFailure ends the run."}
+    )
+    max_judge_attempts: int = field(
+        default=3, metadata={"description": "Judge attempts per claim per round before a downgrade."}
+    )
+    max_revisions: int = field(
+        default=2, metadata={"description": "Revise rounds that re-judge failing claims."}
+    )
+    search_attempts: int = field(default=3, metadata={"description": "Evidence search attempts per claim."})
+    search_timeout: float = field(default=20.0, metadata={"description": "Seconds before one search attempt times out."})
+    search_backoff: float = field(
+        default=0.5, metadata={"description": "Initial back-off in seconds between search attempts (exponential)."}
+    )
+    max_text_chars: int = field(
+        default=20_000, metadata={"description": "Longest input text accepted, in characters."}
+    )
+    extraction_prompt: str = field(
+        default=EXTRACT_PROMPT, metadata={"description": "System prompt for claim extraction."}
+    )
+    judge_prompt: str = field(default=JUDGE_PROMPT, metadata={"description": "System prompt for the judge."})
+    revise_feedback: str = field(
+        default=REVISE_FEEDBACK, metadata={"description": "Template that turns evaluation issues into judge feedback."}
+    )
+
+    @classmethod
+    def from_settings(cls, **settings: Any) -> Context:
+        """Build a Context from keyword settings, rejecting unknown names with a clear error."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(settings) - known)
+        if unknown:
+            raise TypeError(f"unknown setting(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        return cls(**{k: v for k, v in settings.items() if v is not None})

@@ -1,0 +1,219 @@
+"""Pydantic contracts: what the models must return, and what a check reports.
+
+Two kinds of model live here:
+
+* **LLM contracts** (`ExtractionOutput`, `JudgeOutput`): the shapes a chat model is
+  asked to fill. Gate nodes validate raw model payloads against them.
+* **Report contracts** (`Claim`, `Evidence`, `Verdict`, failures, `TraceRecord`,
+  `Evaluation`, `Report`): the typed result of a check, serialisable to JSON.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+Label = Literal["supported", "refuted", "unverifiable"]
+"""The three verdicts a claim can receive."""
+
+LABELS: tuple[Label, ...] = ("supported", "refuted", "unverifiable")
+
+NonBlank = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+
+# --------------------------------------------------------------------------- LLM contracts
+
+
+class ExtractedClaim(BaseModel):
+    """One atomic claim as the extraction model returns it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    claim: NonBlank = Field(
+        description="A single, self-contained factual statement with pronouns resolved."
+    )
+    source: NonBlank = Field(
+        description="The exact, contiguous passage of the input text this claim comes from, copied verbatim."
+    )
+
+
+class ExtractionOutput(BaseModel):
+    """The extraction model's whole answer: a list of atomic claims (possibly empty)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    claims: list[ExtractedClaim] = Field(
+        description="Atomic factual claims found in the text; empty if there are none."
+    )
+
+
+class JudgeOutput(BaseModel):
+    """The judge model's ruling on one claim."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    label: Label = Field(description="supported, refuted or unverifiable.")
+    reason: NonBlank = Field(description="One or two sentences explaining the ruling.")
+    evidence_id: str | None = Field(
+        default=None,
+        description="Id of the evidence item relied on; required unless the label is unverifiable.",
+    )
+    quote: str | None = Field(
+        default=None,
+        description="A verbatim passage copied from that evidence item; required unless unverifiable.",
+    )
+
+
+# --------------------------------------------------------------------------- report contracts
+
+
+class Claim(BaseModel):
+    """An atomic claim extracted from the input text."""
+
+    id: str = Field(description="Stable id within the report, e.g. 'c1'.")
+    text: str = Field(description="The self-contained claim.")
+    source: str = Field(description="The passage of the input the claim came from.")
+    span: tuple[int, int] = Field(
+        description="Character offsets [start, end) of `source` in the input text."
+    )
+
+
+class SearchHit(BaseModel):
+    """A raw result from an evidence backend, before it is given an id."""
+
+    title: str = ""
+    url: str | None = None
+    text: NonBlank
+    score: float | None = None
+
+
+class Evidence(BaseModel):
+    """One piece of evidence retrieved for a claim."""
+
+    id: str = Field(description="Unique within the report, e.g. 'c1-e2'.")
+    claim_id: str
+    title: str = ""
+    url: str | None = None
+    text: str
+    backend: str = Field(description="Name of the backend that returned it, e.g. 'web'.")
+    score: float | None = None
+
+
+class Verdict(BaseModel):
+    """The judgement on one claim, with its mechanically checked citation."""
+
+    claim_id: str
+    label: Label
+    reason: str
+    evidence_id: str | None = None
+    quote: str | None = None
+    citation_verified: bool = Field(
+        default=False,
+        description="True when `quote` was found verbatim in the cited evidence retrieved for this claim.",
+    )
+    attempts: int = Field(default=1, description="Judge attempts used in the round that produced it.")
+    revision: int = Field(default=0, description="0 for the first pass, n for the n-th revision.")
+    downgraded: bool = Field(
+        default=False, description="True when the gate forced the verdict to unverifiable."
+    )
+
+
+class GateFailure(BaseModel):
+    """A model output that never passed its gate within the attempt cap."""
+
+    kind: Literal["gate"] = "gate"
+    step: Literal["input", "extract", "judge"]
+    claim_id: str | None = None
+    attempts: int
+    errors: list[str] = Field(description="The validation error of each failed attempt, in order.")
+    message: str
+
+
+class ToolFailure(BaseModel):
+    """An evidence backend call that failed after its retries."""
+
+    kind: Literal["tool"] = "tool"
+    step: Literal["gather_evidence"] = "gather_evidence"
+    claim_id: str
+    backend: str
+    error: Literal["timeout", "rate_limit", "malformed", "auth", "unavailable", "error"]
+    attempts: int
+    message: str
+
+
+Failure = Annotated[GateFailure | ToolFailure, Field(discriminator="kind")]
+"""Any typed failure recorded on a report."""
+
+
+class EvaluationIssue(BaseModel):
+    """One rule the report broke."""
+
+    code: Literal[
+        "missing_verdict",
+        "orphan_verdict",
+        "unverified_citation",
+        "judge_gate_failure",
+        "evidence_search_failed",
+        "extraction_failed",
+        "input_rejected",
+    ]
+    claim_id: str | None = None
+    message: str
+    revisable: bool = Field(description="Whether re-judging the claim could fix it.")
+
+
+class Evaluation(BaseModel):
+    """Rule-based evaluation of the whole report."""
+
+    passed: bool
+    issues: list[EvaluationIssue] = Field(default_factory=list)
+
+
+class TraceRecord(BaseModel):
+    """One step of one attempt, as recorded by the graph."""
+
+    step: str
+    claim_id: str | None = None
+    attempt: int = 1
+    outcome: Literal["ok", "retry", "failed", "skipped", "downgraded"]
+    reason: str | None = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+    seconds: float = 0.0
+
+
+class Summary(BaseModel):
+    """Counts of claims and verdicts in a report."""
+
+    claims: int = 0
+    supported: int = 0
+    refuted: int = 0
+    unverifiable: int = 0
+    failures: int = 0
+
+
+class Report(BaseModel):
+    """The result of checking one text."""
+
+    text: str
+    claims: list[Claim] = Field(default_factory=list)
+    verdicts: list[Verdict] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)
+    failures: list[Failure] = Field(default_factory=list)
+    evaluation: Evaluation
+    trace: list[TraceRecord] = Field(default_factory=list)
+    ok: bool = Field(description="True when evaluation passed: every claim has a sound verdict and nothing failed.")
+    summary: Summary
+    tokens_in: int = 0
+    tokens_out: int = 0
+    revisions: int = Field(default=0, description="How many revise rounds ran.")
+    message: str | None = Field(default=None, description="A note for people, e.g. why there are no claims.")
+
+    def verdict_for(self, claim_id: str) -> Verdict | None:
+        """Return the verdict for `claim_id`, or None when it has none."""
+        return next((v for v in self.verdicts if v.claim_id == claim_id), None)
+
+    def evidence_by_id(self, evidence_id: str) -> Evidence | None:
+        """Return the evidence item with this id, or None."""
+        return next((e for e in self.evidence if e.id == evidence_id), None)

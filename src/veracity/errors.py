@@ -1,0 +1,24 @@
+"""Exceptions raised to callers. Failures inside a check are data on the report instead."""
+
+from __future__ import annotations
+
+
+class VeracityError(Exception):
+    """Base class for errors veracity raises to its caller."""
+
+
+class InputError(VeracityError, ValueError):
+    """The text to check is unusable: empty, or over the size limit."""
+
+
+class ConfigurationError(VeracityError):
+    """A model or evidence backend is not configured, e.g. a missing API key."""
+
+
+class ToolError(VeracityError):
+    """An evidence backend call failed; `kind` says how, `transient` whether to retry."""
+
+    def __init__(self, kind: str, message: str, *, transient: bool = True) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.transient = transient

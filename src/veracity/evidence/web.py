@@ -1,0 +1,104 @@
+"""Web evidence from Tavily, through the official async client."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import httpx
+from pydantic import BaseModel, ValidationError
+
+from veracity.contracts import SearchHit
+from veracity.errors import ConfigurationError, ToolError
+
+TAVILY_BASE_URL_ENV = "TAVILY_API_BASE_URL"
+"""Environment variable that points the Tavily client at another endpoint."""
+
+
+class TavilyResult(BaseModel):
+    """One result in a Tavily search response (fields veracity uses)."""
+
+    title: str = ""
+    url: str
+    content: str
+    score: float | None = None
+
+
+class TavilyResponse(BaseModel):
+    """The part of a Tavily search response veracity relies on."""
+
+    results: list[TavilyResult]
+
+
+class TavilyBackend:
+    """Search the web with Tavily. A missing API key is a `ConfigurationError`, never keyless mode."""
+
+    name = "web"
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        search_depth: str = "basic",
+        client: httpx.AsyncClient | None = None,
+        timeout: float = 20.0,
+    ) -> None:
+        from tavily import AsyncTavilyClient
+
+        key = self.require_key(api_key)
+        self.base_url = base_url or os.environ.get(TAVILY_BASE_URL_ENV) or None
+        self.search_depth = search_depth
+        self.timeout = timeout
+        self._client = AsyncTavilyClient(api_key=key, api_base_url=self.base_url, client=client)
+        if client is not None and self.base_url:
+            client.base_url = self.base_url
+
+    @staticmethod
+    def require_key(api_key: str | None = None) -> str:
+        """Return the Tavily key to use, or raise `ConfigurationError` when there is none."""
+        key = api_key or os.environ.get("TAVILY_API_KEY")
+        if not key:
+            raise ConfigurationError(
+                "web search needs TAVILY_API_KEY (get one at tavily.com), or bind another "
+                "evidence backend with build_graph(backend=...)."
+            )
+        return key
+
+    async def aclose(self) -> None:
+        """Release the HTTP connection pool (a client passed in by the caller is left open)."""
+        await self._client.close()
+
+    async def search(self, query: str, *, limit: int) -> list[SearchHit]:
+        """Search Tavily and validate its payload before turning it into hits."""
+        from tavily import errors as tavily_errors
+
+        try:
+            payload = await self._client.search(
+                query, max_results=limit, search_depth=self.search_depth, timeout=self.timeout
+            )
+        except tavily_errors.TimeoutError as exc:
+            raise ToolError("timeout", str(exc)) from exc
+        except tavily_errors.UsageLimitExceededError as exc:
+            raise ToolError("rate_limit", f"Tavily rate limit: {exc}") from exc
+        except (tavily_errors.InvalidAPIKeyError, tavily_errors.ForbiddenError) as exc:
+            raise ToolError("auth", f"Tavily rejected the key: {exc}", transient=False) from exc
+        except tavily_errors.BadRequestError as exc:
+            raise ToolError("error", f"Tavily rejected the query: {exc}", transient=False) from exc
+        except json.JSONDecodeError as exc:
+            raise ToolError("malformed", f"Tavily returned invalid JSON: {exc}") from exc
+        except httpx.HTTPStatusError as exc:
+            raise ToolError("unavailable", f"Tavily HTTP {exc.response.status_code}") from exc
+        except httpx.TimeoutException as exc:
+            raise ToolError("timeout", f"Tavily timed out: {exc}") from exc
+        except httpx.HTTPError as exc:
+            raise ToolError("unavailable", f"cannot reach Tavily: {exc}") from exc
+        try:
+            response = TavilyResponse.model_validate(payload)
+            return [
+                SearchHit(title=r.title, url=r.url, text=r.content, score=r.score)
+                for r in response.results[:limit]
+                if r.content.strip()
+            ]
+        except ValidationError as exc:
+            raise ToolError("malformed", f"Tavily payload failed validation: {exc}") from exc

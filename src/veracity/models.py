@@ -1,0 +1,81 @@
+"""Chat-model plumbing: resolve a model from settings, and ask it for a structured payload.
+
+The raw payload is returned unvalidated: validation belongs to the gate nodes, which
+send the exact error back to the model when it fails.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from pydantic import BaseModel
+
+from veracity.errors import ConfigurationError
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    """A model's answer: the payload to validate, and the tokens it cost."""
+
+    payload: Any
+    tokens_in: int
+    tokens_out: int
+
+
+def init_model(spec: str, *, temperature: float = 0.0) -> BaseChatModel:
+    """Create a chat model from a 'provider:model' string, with a clear error when unconfigured.
+
+    An OpenAI-compatible server is reached by setting `OPENAI_BASE_URL`; local servers often
+    need no real key, so any non-empty `OPENAI_API_KEY` will do there.
+    """
+    from langchain.chat_models import init_chat_model
+
+    provider = spec.split(":", 1)[0] if ":" in spec else ""
+    if provider == "openai" and not os.environ.get("OPENAI_API_KEY"):
+        raise ConfigurationError(
+            f"model {spec!r} needs OPENAI_API_KEY. Set it (for an OpenAI-compatible local server, "
+            "set OPENAI_BASE_URL too, and any non-empty key), or choose another model with "
+            "--model provider:name."
+        )
+    try:
+        return init_chat_model(spec, temperature=temperature)
+    except Exception as exc:  # provider packages raise many kinds of errors here
+        raise ConfigurationError(f"cannot create chat model {spec!r}: {exc}") from exc
+
+
+def _supports_tools(model: BaseChatModel) -> bool:
+    return type(model).bind_tools is not BaseChatModel.bind_tools
+
+
+def _usage(message: BaseMessage | None) -> tuple[int, int]:
+    usage = getattr(message, "usage_metadata", None) or {}
+    return int(usage.get("input_tokens", 0) or 0), int(usage.get("output_tokens", 0) or 0)
+
+
+def _payload_of(message: BaseMessage) -> Any:
+    if isinstance(message, AIMessage) and message.tool_calls:
+        return message.tool_calls[0].get("args")
+    return message.content
+
+
+async def ask_structured(
+    model: BaseChatModel, messages: list[BaseMessage], schema: type[BaseModel]
+) -> ModelReply:
+    """Ask `model` for an answer shaped like `schema` and return the unvalidated payload.
+
+    Models that implement tool calling get `with_structured_output(include_raw=True)`; the
+    rest are asked for JSON in the prompt. Either way the payload is the raw tool-call
+    arguments or message text.
+    """
+    if _supports_tools(model):
+        runnable = model.with_structured_output(schema, include_raw=True)
+        result = await runnable.ainvoke(messages)
+        raw = result["raw"]
+    else:
+        raw = await model.ainvoke(messages)
+    tokens_in, tokens_out = _usage(raw)
+    return ModelReply(payload=_payload_of(raw), tokens_in=tokens_in, tokens_out=tokens_out)

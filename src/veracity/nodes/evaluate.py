@@ -1,0 +1,123 @@
+"""evaluate_report: rule-based checks of the whole report (no LLM), and the revise decision."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+
+from veracity.citations import quote_problem
+from veracity.context import Context
+from veracity.contracts import Evaluation, EvaluationIssue, TraceRecord
+from veracity.nodes.timing import Stopwatch
+from veracity.state import FactCheckState
+
+
+def evaluate(state: FactCheckState) -> Evaluation:
+    """Apply the report rules to the state and list every issue found."""
+    issues: list[EvaluationIssue] = []
+    if failure := state.get("input_failure"):
+        issues.append(EvaluationIssue(code="input_rejected", message=failure.message, revisable=False))
+    if failure := state.get("extraction_failure"):
+        issues.append(EvaluationIssue(code="extraction_failed", message=failure.message, revisable=False))
+
+    claims = {claim.id: claim for claim in state.get("claims", [])}
+    verdicts = state.get("verdicts", {})
+    evidence = state.get("evidence", {})
+    tool_failures = {k: v for k, v in state.get("tool_failures", {}).items() if v is not None}
+    judge_failures = {k: v for k, v in state.get("judge_failures", {}).items() if v is not None}
+
+    for claim_id in claims:
+        verdict = verdicts.get(claim_id)
+        if claim_id in tool_failures:
+            issues.append(EvaluationIssue(
+                code="evidence_search_failed", claim_id=claim_id, revisable=False,
+                message=f"{claim_id}: {tool_failures[claim_id].message}; the claim was not checked",
+            ))
+        if verdict is None:
+            issues.append(EvaluationIssue(
+                code="missing_verdict", claim_id=claim_id, revisable=True, message=f"{claim_id} has no verdict",
+            ))
+            continue
+        if claim_id in judge_failures:
+            issues.append(EvaluationIssue(
+                code="judge_gate_failure", claim_id=claim_id, revisable=True,
+                message=f"{claim_id}: {judge_failures[claim_id].message}",
+            ))
+        if verdict.label in ("supported", "refuted"):
+            items = {item.id: item for item in evidence.get(claim_id, [])}
+            cited = items.get(verdict.evidence_id or "")
+            problem = "the cited evidence was not retrieved for this claim" if cited is None else (
+                quote_problem(verdict.quote, cited.text)
+            )
+            if problem or not verdict.citation_verified:
+                issues.append(EvaluationIssue(
+                    code="unverified_citation", claim_id=claim_id, revisable=True,
+                    message=f"{claim_id} is {verdict.label} without a verified citation: {problem or 'not verified'}",
+                ))
+
+    for claim_id in verdicts:
+        if claim_id not in claims:
+            issues.append(EvaluationIssue(
+                code="orphan_verdict", claim_id=claim_id, revisable=False,
+                message=f"verdict for unknown claim {claim_id}",
+            ))
+    return Evaluation(passed=not issues, issues=issues)
+
+
+def evaluate_report(state: FactCheckState) -> dict:
+    """Evaluate the report so far and record the outcome in the trace."""
+    watch = Stopwatch()
+    evaluation = evaluate(state)
+    record = TraceRecord(
+        step="evaluate_report", attempt=state.get("revision", 0) + 1,
+        outcome="ok" if evaluation.passed else "failed",
+        reason="; ".join(issue.message for issue in evaluation.issues) or None, seconds=watch.seconds,
+    )
+    return {"evaluation": evaluation, "trace": [record]}
+
+
+def revisable_claims(state: FactCheckState) -> dict[str, list[str]]:
+    """Map each claim a revise round could fix to the messages of its issues."""
+    found: dict[str, list[str]] = {}
+    for issue in state["evaluation"].issues:
+        if issue.revisable and issue.claim_id is not None:
+            found.setdefault(issue.claim_id, []).append(issue.message)
+    return found
+
+
+def route_after_evaluation(state: FactCheckState, runtime: Runtime[Context]) -> Literal["revise", "finalize_report"]:
+    """Revise while evaluation fails on fixable claims and the revision cap allows it."""
+    if state["evaluation"].passed or not revisable_claims(state):
+        return "finalize_report"
+    if state.get("revision", 0) >= runtime.context.max_revisions:
+        return "finalize_report"
+    return "revise"
+
+
+def revise(state: FactCheckState, runtime: Runtime[Context]) -> dict:
+    """Start a revise round: count it and write the feedback each failing claim gets."""
+    revision = state.get("revision", 0) + 1
+    feedback = {
+        claim_id: runtime.context.revise_feedback.format(issues="\n".join(f"- {m}" for m in messages))
+        for claim_id, messages in revisable_claims(state).items()
+    }
+    record = TraceRecord(step="revise", attempt=revision, outcome="ok", reason=f"re-judging {', '.join(feedback)}")
+    return {"revision": revision, "revise_feedback": feedback, "trace": [record]}
+
+
+def send_revisions(state: FactCheckState) -> list[Send]:
+    """Send only the failing claims back through `check_claim`, with their evidence and feedback."""
+    claims = {claim.id: claim for claim in state.get("claims", [])}
+    evidence = state.get("evidence", {})
+    return [
+        Send("check_claim", {
+            "claim": claims[claim_id],
+            "revision": state["revision"],
+            "prior_evidence": evidence.get(claim_id) or None,
+            "feedback": feedback,
+        })
+        for claim_id, feedback in state.get("revise_feedback", {}).items()
+        if claim_id in claims
+    ]

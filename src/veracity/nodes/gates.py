@@ -1,0 +1,192 @@
+"""Gate nodes: validate the previous step's output, retry with the exact error, or record a failure."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from langgraph.graph import END
+from langgraph.runtime import Runtime
+from langgraph.types import Command, Send
+
+from veracity.citations import quote_problem
+from veracity.context import Context
+from veracity.contracts import (
+    Claim,
+    Evidence,
+    ExtractionOutput,
+    GateFailure,
+    JudgeOutput,
+    TraceRecord,
+    Verdict,
+)
+from veracity.nodes.payload import validate_payload
+from veracity.nodes.timing import Stopwatch
+from veracity.state import ClaimState, FactCheckState, evidence_for
+
+NO_CLAIMS_MESSAGE = "No checkable factual claims found (questions, greetings and opinions are not checked)."
+
+
+def locate(source: str, text: str, start: int = 0) -> tuple[int, int] | None:
+    """Find `source` in `text` (exactly, else ignoring whitespace and case); return its span."""
+    for offset in (start, 0):
+        index = text.find(source, offset)
+        if index >= 0:
+            return index, index + len(source)
+    words = source.split()
+    if not words:
+        return None
+    pattern = re.compile(r"\s+".join(map(re.escape, words)), re.IGNORECASE)
+    match = pattern.search(text, start) or pattern.search(text)
+    return match.span() if match else None
+
+
+def claims_from_output(output: ExtractionOutput, text: str) -> tuple[list[Claim], str | None]:
+    """Turn a validated extraction into claims with spans; return an error if a source is not in the text."""
+    claims: list[Claim] = []
+    seen: set[str] = set()
+    cursor = 0
+    for index, item in enumerate(output.claims):
+        span = locate(item.source, text, cursor)
+        if span is None:
+            return [], (
+                f"claims[{index}].source {item.source!r} is not a verbatim passage of the text; "
+                "copy the sentence the claim comes from exactly"
+            )
+        key = " ".join(item.claim.casefold().split())
+        if key in seen:
+            continue
+        seen.add(key)
+        cursor = span[0]
+        claims.append(Claim(id=f"c{len(claims) + 1}", text=item.claim, source=text[span[0]:span[1]], span=span))
+    return claims, None
+
+
+def extraction_gate(
+    state: FactCheckState, runtime: Runtime[Context]
+) -> Command[Literal["extract_claims", "check_claim", "evaluate_report"]]:
+    """Validate the extraction; fan out one `check_claim` per claim, retry, or give up cleanly."""
+    watch = Stopwatch()
+    attempt = state.get("extraction_attempt", 1)
+    if state.get("input_failure"):
+        return Command(goto="evaluate_report", update={"claims": []})
+
+    error = state.get("extraction_call_error")
+    claims: list[Claim] = []
+    if error is None:
+        output, error = validate_payload(state.get("extraction_payload"), ExtractionOutput)
+        if output is not None:
+            claims, error = claims_from_output(output, state["text"])
+
+    if error is None:
+        record = TraceRecord(
+            step="extraction_gate", attempt=attempt, outcome="ok",
+            reason=f"{len(claims)} claim(s)", seconds=watch.seconds,
+        )
+        update = {"claims": claims, "revision": 0, "trace": [record]}
+        if not claims:
+            return Command(goto="evaluate_report", update={**update, "message": NO_CLAIMS_MESSAGE})
+        sends = [Send("check_claim", {"claim": claim, "revision": 0}) for claim in claims]
+        return Command(goto=sends, update=update)
+
+    errors = [*state.get("extraction_errors", []), error]
+    if attempt < runtime.context.max_extraction_attempts:
+        record = TraceRecord(step="extraction_gate", attempt=attempt, outcome="retry", reason=error, seconds=watch.seconds)
+        return Command(goto="extract_claims", update={"extraction_errors": errors, "trace": [record]})
+
+    failure = GateFailure(
+        step="extract", attempts=attempt, errors=errors,
+        message=f"claim extraction failed validation {attempt} time(s); last error: {error}",
+    )
+    record = TraceRecord(step="extraction_gate", attempt=attempt, outcome="failed", reason=error, seconds=watch.seconds)
+    return Command(
+        goto="evaluate_report",
+        update={"claims": [], "extraction_errors": errors, "extraction_failure": failure, "trace": [record]},
+    )
+
+
+def citation_problem(output: JudgeOutput, evidence: list[Evidence]) -> str | None:
+    """Return why the verdict's citation is not sound, or None when it is."""
+    if output.evidence_id is None or not output.evidence_id.strip():
+        return f"a {output.label} verdict must cite an evidence_id"
+    by_id = {item.id: item for item in evidence}
+    cited = by_id.get(output.evidence_id.strip())
+    if cited is None:
+        known = ", ".join(by_id) or "none"
+        return f"evidence_id {output.evidence_id!r} was not retrieved for this claim (retrieved: {known})"
+    problem = quote_problem(output.quote, cited.text)
+    if problem:
+        return f"citation not found in evidence: {problem} {output.evidence_id!r}"
+    return None
+
+
+def _verdict(state: ClaimState, output: JudgeOutput, *, verified: bool) -> Verdict:
+    return Verdict(
+        claim_id=state["claim"].id,
+        label=output.label,
+        reason=output.reason,
+        evidence_id=output.evidence_id.strip() if verified and output.evidence_id else None,
+        quote=output.quote if verified else None,
+        citation_verified=verified,
+        attempts=state.get("judge_attempt", 1),
+        revision=state.get("revision", 0),
+    )
+
+
+def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> Command[Literal["judge_claim", "__end__"]]:
+    """Check the judge's schema and citation; accept, send back with the reason, or downgrade."""
+    watch = Stopwatch()
+    claim_id = state["claim"].id
+    attempt = state.get("judge_attempt", 1)
+    evidence = evidence_for(state)
+
+    error = state.get("judge_call_error")
+    verdict: Verdict | None = None
+    if error is None:
+        output, error = validate_payload(state.get("judge_payload"), JudgeOutput)
+        if output is not None:
+            problem = citation_problem(output, evidence)
+            if output.label == "unverifiable":
+                verdict = _verdict(state, output, verified=problem is None)
+            elif problem is None:
+                verdict = _verdict(state, output, verified=True)
+            else:
+                error = problem
+
+    if verdict is not None:
+        record = TraceRecord(
+            step="verdict_gate", claim_id=claim_id, attempt=attempt, outcome="ok",
+            reason=verdict.label, seconds=watch.seconds,
+        )
+        return Command(
+            goto=END,
+            update={"verdicts": {claim_id: verdict}, "judge_failures": {claim_id: None}, "trace": [record]},
+        )
+
+    errors = [*state.get("judge_errors", []), error]
+    if attempt < runtime.context.max_judge_attempts:
+        record = TraceRecord(
+            step="verdict_gate", claim_id=claim_id, attempt=attempt, outcome="retry", reason=error,
+            seconds=watch.seconds,
+        )
+        return Command(goto="judge_claim", update={"judge_errors": errors, "trace": [record]})
+
+    headline = "citation not found in evidence" if error.startswith("citation") or "evidence_id" in error else (
+        "judge output failed validation"
+    )
+    downgraded = Verdict(
+        claim_id=claim_id, label="unverifiable", reason=f"{headline}: {error}", attempts=attempt,
+        revision=state.get("revision", 0), downgraded=True,
+    )
+    failure = GateFailure(
+        step="judge", claim_id=claim_id, attempts=attempt, errors=errors,
+        message=f"{headline} after {attempt} attempt(s); verdict downgraded to unverifiable",
+    )
+    record = TraceRecord(
+        step="verdict_gate", claim_id=claim_id, attempt=attempt, outcome="downgraded", reason=error,
+        seconds=watch.seconds,
+    )
+    return Command(
+        goto=END,
+        update={"verdicts": {claim_id: downgraded}, "judge_failures": {claim_id: failure}, "trace": [record]},
+    )

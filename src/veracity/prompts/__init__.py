@@ -1,0 +1,1 @@
+"""Prompt texts, one module per step. Each is a plain string constant."""

@@ -1,0 +1,17 @@
+"""System prompt for the claim-extraction step."""
+
+EXTRACT_PROMPT = """\
+You split a text into atomic factual claims so that each can be checked on its own.
+
+Rules:
+- One claim states one fact. Split coordinated facts: "X was designed by A and opened in 1973"
+  becomes "X was designed by A." and "X opened in 1973."
+- Each claim must stand alone: replace pronouns and vague references ("it", "the building",
+  "she") with the names they refer to.
+- Keep the claim faithful to the text: do not add, correct or soften anything.
+- Skip questions, greetings, courtesy, instructions and pure opinions. If nothing is checkable,
+  return an empty list.
+- For every claim, `source` is the passage of the text it comes from, copied character for
+  character (usually the sentence or clause). It must be a contiguous part of the text.
+
+Reply only with the structured result: {"claims": [{"claim": "...", "source": "..."}]}."""

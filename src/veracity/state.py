@@ -1,0 +1,100 @@
+"""Graph state: the input, internal and output schemas, and their reducers.
+
+The top-level graph runs extraction and evaluation; each claim runs through its own
+`check_claim` subgraph (evidence, judge, gate), reached by `Send`. Per-claim results are
+keyed by claim id and merged with `merge_by_key`, so a revise round replaces only the
+claims it re-ran.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any
+
+from typing_extensions import NotRequired, TypedDict
+
+from veracity.contracts import (
+    Claim,
+    Evaluation,
+    Evidence,
+    GateFailure,
+    Report,
+    ToolFailure,
+    TraceRecord,
+    Verdict,
+)
+
+
+def merge_by_key(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
+    """Merge two per-claim dicts; a `None` value on the right removes that key."""
+    merged = dict(left or {})
+    for key, value in (right or {}).items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = value
+    return merged
+
+
+class ClaimResults(TypedDict, total=False):
+    """Per-claim outputs shared by the top-level graph and the claim subgraph."""
+
+    evidence: Annotated[dict[str, list[Evidence]], merge_by_key]
+    tool_failures: Annotated[dict[str, ToolFailure | None], merge_by_key]
+    verdicts: Annotated[dict[str, Verdict], merge_by_key]
+    judge_failures: Annotated[dict[str, GateFailure | None], merge_by_key]
+    trace: Annotated[list[TraceRecord], operator.add]
+
+
+class InputState(TypedDict):
+    """What a caller passes in."""
+
+    text: str
+
+
+class OutputState(TypedDict):
+    """What a caller gets back."""
+
+    report: Report
+
+
+class FactCheckState(ClaimResults, total=False):
+    """The whole state of the top-level graph."""
+
+    text: str
+    claims: list[Claim]
+    extraction_payload: Any
+    extraction_call_error: str | None
+    extraction_attempt: int
+    extraction_errors: list[str]
+    extraction_failure: GateFailure | None
+    input_failure: GateFailure | None
+    message: str | None
+    evaluation: Evaluation
+    revision: int
+    revise_feedback: dict[str, str]
+    report: Report
+
+
+class ClaimInput(TypedDict):
+    """What the top-level graph sends to one `check_claim` branch."""
+
+    claim: Claim
+    revision: int
+    prior_evidence: NotRequired[list[Evidence] | None]
+    feedback: NotRequired[str | None]
+
+
+class ClaimState(ClaimInput, ClaimResults, total=False):
+    """The state of one `check_claim` branch."""
+
+    claim_evidence: list[Evidence]
+    judge_payload: Any
+    judge_call_error: str | None
+    judge_attempt: int
+    judge_errors: list[str]
+
+
+def evidence_for(state: ClaimState) -> list[Evidence]:
+    """The evidence a branch judges against: freshly gathered, or brought along by a revise round."""
+    return state.get("claim_evidence") or state.get("prior_evidence") or []
