@@ -27,7 +27,7 @@ from veracity.contracts import (
 )
 from veracity.errors import ConfigurationError, InputError, ToolError, VeracityError
 from veracity.evidence import EvidenceBackend, RetrieverBackend, TavilyBackend
-from veracity.graph import build_graph
+from veracity.builder import build_graph
 
 if TYPE_CHECKING:
     from langgraph.graph.state import CompiledStateGraph

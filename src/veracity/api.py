@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from typing import Any
+from typing import Any, Callable
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
@@ -13,7 +13,7 @@ from veracity.context import Context
 from veracity.contracts import Report
 from veracity.errors import InputError
 from veracity.evidence.base import EvidenceBackend
-from veracity.graph import build_graph
+from veracity.builder import build_graph
 from veracity.nodes.extract import input_problem
 from veracity.resources import Resources
 
@@ -24,6 +24,7 @@ async def acheck(
     model: BaseChatModel | str | None = None,
     backend: EvidenceBackend | BaseRetriever | None = None,
     tags: list[str] | None = None,
+    on_update: Callable[[str, dict], None] | None = None,
     **settings: Any,
 ) -> Report:
     """Fact-check `text` and return a `Report`.
@@ -32,6 +33,8 @@ async def acheck(
     backend or LangChain retriever. Other keyword settings are `Context` fields, e.g.
     `max_revisions=1`. Raises `InputError` for empty or oversized text and
     `ConfigurationError` when the model or search backend is not set up.
+    `on_update(node, update)` is called as each graph node (including the per-claim ones)
+    finishes, e.g. to show progress.
     """
     if isinstance(model, str):
         settings["model"] = model
@@ -47,8 +50,19 @@ async def acheck(
         "tags": ["veracity", *(tags or [])],
         "metadata": {"veracity_model": context.model if model is None else type(model).__name__},
     }
-    result = await graph.ainvoke({"text": text}, config=config, context=context)
-    return result["report"]
+    report: Report | None = None
+    stream = graph.astream(
+        {"text": text}, config=config, context=context, stream_mode="updates", subgraphs=True
+    )
+    async for _namespace, chunk in stream:
+        for node, update in chunk.items():
+            if on_update is not None:
+                on_update(node, update or {})
+            if node == "finalize_report":
+                report = update["report"]
+    if report is None:  # the graph always ends in finalize_report; guard against wiring mistakes
+        raise RuntimeError("the fact-check graph ended without a report")
+    return report
 
 
 def check(text: str, **kwargs: Any) -> Report:

@@ -63,19 +63,20 @@ def _payload_of(message: BaseMessage) -> Any:
 
 
 async def ask_structured(
-    model: BaseChatModel, messages: list[BaseMessage], schema: type[BaseModel]
+    model: BaseChatModel, messages: list[BaseMessage], schema: type[BaseModel], *, run_name: str | None = None
 ) -> ModelReply:
     """Ask `model` for an answer shaped like `schema` and return the unvalidated payload.
 
     Models that implement tool calling get `with_structured_output(include_raw=True)`; the
     rest are asked for JSON in the prompt. Either way the payload is the raw tool-call
-    arguments or message text.
+    arguments or message text. `run_name` names the call in LangSmith traces.
     """
+    config = {"run_name": run_name or schema.__name__, "tags": [f"veracity:{schema.__name__}"]}
     if _supports_tools(model):
         runnable = model.with_structured_output(schema, include_raw=True)
-        result = await runnable.ainvoke(messages)
+        result = await runnable.ainvoke(messages, config=config)
         raw = result["raw"]
     else:
-        raw = await model.ainvoke(messages)
+        raw = await model.ainvoke(messages, config=config)
     tokens_in, tokens_out = _usage(raw)
     return ModelReply(payload=_payload_of(raw), tokens_in=tokens_in, tokens_out=tokens_out)

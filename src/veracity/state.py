@@ -26,7 +26,7 @@ from veracity.contracts import (
 
 
 def merge_by_key(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
-    """Merge two per-claim dicts; a `None` value on the right removes that key."""
+    """Merge per-claim dicts in the top-level state; a `None` value on the right removes that key."""
     merged = dict(left or {})
     for key, value in (right or {}).items():
         if value is None:
@@ -36,13 +36,32 @@ def merge_by_key(left: dict[str, Any] | None, right: dict[str, Any] | None) -> d
     return merged
 
 
+def merge_keeping_none(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
+    """Merge per-claim dicts inside a claim branch, keeping `None` markers for the parent to apply."""
+    return {**(left or {}), **(right or {})}
+
+
 class ClaimResults(TypedDict, total=False):
-    """Per-claim outputs shared by the top-level graph and the claim subgraph."""
+    """What one claim branch hands back to the top-level graph.
+
+    A `None` value means "clear this claim's entry" (e.g. a judge failure fixed by a revise
+    round); the branch keeps it, and the top-level reducer applies it.
+    """
+
+    evidence: Annotated[dict[str, list[Evidence]], merge_keeping_none]
+    tool_failures: Annotated[dict[str, ToolFailure | None], merge_keeping_none]
+    verdicts: Annotated[dict[str, Verdict], merge_keeping_none]
+    judge_failures: Annotated[dict[str, GateFailure | None], merge_keeping_none]
+    trace: Annotated[list[TraceRecord], operator.add]
+
+
+class TopLevelResults(TypedDict, total=False):
+    """Per-claim results merged across all branches and revise rounds."""
 
     evidence: Annotated[dict[str, list[Evidence]], merge_by_key]
-    tool_failures: Annotated[dict[str, ToolFailure | None], merge_by_key]
+    tool_failures: Annotated[dict[str, ToolFailure], merge_by_key]
     verdicts: Annotated[dict[str, Verdict], merge_by_key]
-    judge_failures: Annotated[dict[str, GateFailure | None], merge_by_key]
+    judge_failures: Annotated[dict[str, GateFailure], merge_by_key]
     trace: Annotated[list[TraceRecord], operator.add]
 
 
@@ -58,7 +77,7 @@ class OutputState(TypedDict):
     report: Report
 
 
-class FactCheckState(ClaimResults, total=False):
+class FactCheckState(TopLevelResults, total=False):
     """The whole state of the top-level graph."""
 
     text: str

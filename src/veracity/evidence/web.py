@@ -60,8 +60,8 @@ class TavilyBackend:
         key = api_key or os.environ.get("TAVILY_API_KEY")
         if not key:
             raise ConfigurationError(
-                "web search needs TAVILY_API_KEY (get one at tavily.com), or bind another "
-                "evidence backend with build_graph(backend=...)."
+                "web search needs TAVILY_API_KEY (get a key at tavily.com). From Python, "
+                "backend=... binds another evidence backend instead."
             )
         return key
 

@@ -73,7 +73,9 @@ async def gather_evidence(state: ClaimState, runtime: Runtime[Context], *, resou
     trace: list[TraceRecord] = []
     retrying = AsyncRetrying(
         stop=stop_after_attempt(max(1, context.search_attempts)),
-        wait=wait_exponential_jitter(initial=context.search_backoff, max=max(context.search_backoff * 8, 0.001)),
+        wait=wait_exponential_jitter(
+            multiplier=context.search_backoff, max=context.search_backoff * 8, jitter=context.search_backoff
+        ),
         retry=retry_if_exception(_is_transient),
         reraise=True,
     )

@@ -54,7 +54,7 @@ async def extract_claims(
 
     messages = extraction_messages(state["text"], context, state.get("extraction_errors", []))
     try:
-        reply = await ask_structured(resources.chat_model(context), messages, ExtractionOutput)
+        reply = await ask_structured(resources.chat_model(context), messages, ExtractionOutput, run_name="extract_claims.model")
     except Exception as exc:  # a model call failure is one failed attempt, judged by the gate
         record = TraceRecord(
             step="extract_claims", attempt=attempt, outcome="failed", reason=f"model call failed: {exc}",

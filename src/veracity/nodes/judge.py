@@ -53,7 +53,7 @@ async def judge_claim(state: ClaimState, runtime: Runtime[Context], *, resources
         claim, evidence, context, feedback=state.get("feedback"), errors=state.get("judge_errors", [])
     )
     try:
-        reply = await ask_structured(resources.chat_model(context), messages, JudgeOutput)
+        reply = await ask_structured(resources.chat_model(context), messages, JudgeOutput, run_name="judge_claim.model")
     except Exception as exc:  # a model call failure is one failed attempt, judged by the gate
         record = TraceRecord(
             step="judge_claim", claim_id=claim.id, attempt=attempt, outcome="failed",

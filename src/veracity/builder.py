@@ -1,4 +1,4 @@
-"""Wiring only: the top-level fact-check graph and the per-claim subgraph."""
+"""Wiring only: build the top-level fact-check graph and the per-claim subgraph."""
 
 from __future__ import annotations
 

@@ -1,0 +1,145 @@
+"""Command-line interface: `veracity check`."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+
+import click
+from rich.console import Console
+
+from veracity.context import DEFAULT_MODEL, Context
+from veracity.contracts import Report
+from veracity.errors import ConfigurationError, InputError
+
+EXIT_SUPPORTED = 0
+EXIT_NOT_SUPPORTED = 1
+EXIT_USAGE = 2
+EXIT_INCOMPLETE = 3
+
+EXIT_CODES_HELP = """\b
+Exit codes:
+  0  check complete; every claim is supported (or there is no claim)
+  1  check complete; at least one claim is refuted or unverifiable
+  2  bad input or configuration (empty text, too long, missing API key)
+  3  check incomplete: a search or gate failure left a claim unchecked
+     (the report is still printed; see its failures)"""
+
+
+def exit_code(report: Report) -> int:
+    """The exit code a report maps to (see `veracity check --help`)."""
+    if not report.ok:
+        return EXIT_INCOMPLETE
+    if report.summary.refuted or report.summary.unverifiable:
+        return EXIT_NOT_SUPPORTED
+    return EXIT_SUPPORTED
+
+
+def read_text(text: str | None) -> str:
+    """Return the text argument, reading standard input for '-' (or when no argument is given and input is piped)."""
+    if text == "-" or (text is None and not sys.stdin.isatty()):
+        return sys.stdin.read()
+    if text is None:
+        raise click.UsageError("give the text to check, or '-' to read it from standard input")
+    return text
+
+
+class Progress:
+    """Turns graph updates into a short status line on stderr."""
+
+    def __init__(self, status) -> None:
+        self.status = status
+        self.claims = 0
+        self.judged = 0
+
+    def __call__(self, node: str, update: dict) -> None:
+        if node == "extraction_gate" and update.get("claims"):
+            self.claims = len(update["claims"])
+        elif node == "verdict_gate" or (node == "gather_evidence" and "verdicts" in update):
+            self.judged += len(update.get("verdicts", {}))
+        elif node == "revise":
+            self.judged = 0
+        label = {"extract_claims": "extracting claims", "revise": "revising failing claims"}.get(node)
+        if label is None and self.claims:
+            label = f"checking claims: {self.judged}/{self.claims} judged"
+        if label and self.status is not None:
+            self.status.update(f"[bold]veracity[/]: {label}…")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="veracity")
+def main() -> None:
+    """veracity: catch factual errors in text.
+
+    Splits text into atomic claims, finds evidence for each, and judges every claim
+    supported, refuted or unverifiable with a quote checked against the evidence.
+    """
+
+
+@main.command(epilog=EXIT_CODES_HELP)
+@click.argument("text", required=False)
+@click.option("--model", "-m", default=None, metavar="PROVIDER:MODEL",
+              help=f"Chat model, e.g. openai:gpt-4.1-mini (default: {DEFAULT_MODEL}). "
+                   "Set OPENAI_BASE_URL for an OpenAI-compatible server.")
+@click.option("--max-revisions", type=click.IntRange(0, 10), default=None,
+              help="Revise rounds that re-judge failing claims (default: 2).")
+@click.option("--max-results", type=click.IntRange(1, 20), default=None,
+              help="Evidence items fetched per claim (default: 5).")
+@click.option("--tavily-url", default=None, metavar="URL",
+              help="Tavily endpoint, e.g. a proxy (default: $TAVILY_API_BASE_URL or Tavily's own).")
+@click.option("--max-chars", type=click.IntRange(1), default=None,
+              help="Longest text accepted, in characters (default: 20000).")
+@click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON on stdout.")
+@click.option("--trace", "show_trace", is_flag=True, help="Also print the trace: step, attempt, outcome, tokens, seconds.")
+def check(text, model, max_revisions, max_results, tavily_url, max_chars, as_json, show_trace) -> None:
+    """Fact-check TEXT (use '-' to read standard input).
+
+    \b
+    Examples:
+      veracity check "The Sydney Opera House opened in 1973."
+      echo "Canberra is the capital of Australia." | veracity check - --json
+
+    Needs OPENAI_API_KEY (or --model with another provider) and TAVILY_API_KEY.
+    """
+    from veracity.api import acheck
+
+    err = Console(stderr=True)
+    body = read_text(text)
+    given = {
+        "model": model, "max_revisions": max_revisions, "max_results": max_results,
+        "tavily_base_url": tavily_url, "max_text_chars": max_chars,
+    }
+    settings = {name: value for name, value in given.items() if value is not None}
+    context = Context.from_settings(**settings)
+    err.print(f"[dim]veracity: model {context.model}, evidence from the web (Tavily)[/]", highlight=False)
+    started = time.perf_counter()
+    try:
+        with err.status("[bold]veracity[/]: starting…") if err.is_terminal else _nullcontext() as status:
+            report = asyncio.run(acheck(body, on_update=Progress(status), **settings))
+    except InputError as exc:
+        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        sys.exit(EXIT_USAGE)
+    except ConfigurationError as exc:
+        err.print(f"[bold red]not configured:[/] {exc}", highlight=False)
+        sys.exit(EXIT_USAGE)
+    seconds = time.perf_counter() - started
+    if as_json:
+        click.echo(report.model_dump_json(indent=2))
+        if show_trace:
+            from veracity.render import trace_table
+
+            err.print(trace_table(report))
+    else:
+        from veracity.render import print_report
+
+        print_report(Console(), report, show_trace=show_trace, seconds=seconds)
+    sys.exit(exit_code(report))
+
+
+class _nullcontext:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False

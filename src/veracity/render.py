@@ -1,0 +1,90 @@
+"""Render a `Report` for people: a verdict table, a summary, issues, and the trace."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from veracity.contracts import Report
+
+LABEL_STYLES = {"supported": "bold green", "refuted": "bold red", "unverifiable": "bold yellow"}
+
+
+def verdict_table(report: Report) -> Table:
+    """One row per claim: label, claim, quote (or reason when there is none), and source."""
+    table = Table(show_lines=True, expand=True)
+    table.add_column("Label", no_wrap=True)
+    table.add_column("Claim", ratio=3)
+    table.add_column("Quote", ratio=4)
+    table.add_column("Source", ratio=2)
+    for claim in report.claims:
+        verdict = report.verdict_for(claim.id)
+        if verdict is None:
+            table.add_row(Text("missing", style="bold magenta"), claim.text, "", "")
+            continue
+        evidence = report.evidence_by_id(verdict.evidence_id) if verdict.evidence_id else None
+        quote = Text(f"“{verdict.quote}”") if verdict.quote else Text(verdict.reason, style="dim italic")
+        source = ""
+        if evidence is not None:
+            source = evidence.title or ""
+            if evidence.url:
+                source = f"{source}\n{evidence.url}".strip()
+        table.add_row(Text(verdict.label, style=LABEL_STYLES[verdict.label]), claim.text, quote, source)
+    return table
+
+
+def summary_text(report: Report, seconds: float | None = None) -> Text:
+    """A one-line summary: counts, evaluation outcome, tokens and time."""
+    s = report.summary
+    line = Text(f"{s.claims} claim(s): ")
+    line.append(f"{s.supported} supported", LABEL_STYLES["supported"]).append(", ")
+    line.append(f"{s.refuted} refuted", LABEL_STYLES["refuted"]).append(", ")
+    line.append(f"{s.unverifiable} unverifiable", LABEL_STYLES["unverifiable"])
+    line.append(" · evaluation ")
+    line.append("passed", "green") if report.evaluation.passed else line.append("FAILED", "bold red")
+    line.append(f" · tokens {report.tokens_in} in / {report.tokens_out} out")
+    if report.revisions:
+        line.append(f" · {report.revisions} revision(s)")
+    if seconds is not None:
+        line.append(f" · {seconds:.1f} s")
+    return line
+
+
+def issues_text(report: Report) -> Text | None:
+    """The evaluation issues, one per line, or None when there are none."""
+    if not report.evaluation.issues:
+        return None
+    text = Text("Issues:\n", style="bold red")
+    for issue in report.evaluation.issues:
+        text.append(f"  - [{issue.code}] {issue.message}\n")
+    return text
+
+
+def trace_table(report: Report) -> Table:
+    """The trace as a table of step, claim, attempt, outcome, tokens, seconds and reason."""
+    table = Table(title="Trace")
+    for name, justify in [("Step", "left"), ("Claim", "left"), ("Attempt", "right"), ("Outcome", "left"),
+                          ("Tokens in", "right"), ("Tokens out", "right"), ("Seconds", "right"), ("Reason", "left")]:
+        table.add_column(name, justify=justify, overflow="fold")
+    for record in report.trace:
+        table.add_row(
+            record.step, record.claim_id or "", str(record.attempt), record.outcome, str(record.tokens_in),
+            str(record.tokens_out), f"{record.seconds:.3f}", (record.reason or "")[:200],
+        )
+    return table
+
+
+def print_report(console: Console, report: Report, *, show_trace: bool = False, seconds: float | None = None) -> None:
+    """Print the verdict table (or the report's message), summary, issues and optionally the trace."""
+    parts: list = []
+    if report.claims:
+        parts.append(verdict_table(report))
+    elif report.message:
+        parts.append(Text(report.message, style="italic"))
+    parts.append(summary_text(report, seconds))
+    if issues := issues_text(report):
+        parts.append(issues)
+    if show_trace:
+        parts.append(trace_table(report))
+    console.print(Group(*parts))

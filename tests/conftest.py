@@ -1,0 +1,22 @@
+"""Shared test set-up: tracing off, no real keys, and scripted models and backends."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fakes import FakeWorld
+
+
+@pytest.fixture(autouse=True)
+def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Force LangSmith tracing off and hide any real keys or endpoints."""
+    for name in ("LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2", "LANGCHAIN_TRACING"):
+        monkeypatch.setenv(name, "false")
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "TAVILY_API_BASE_URL", "LANGSMITH_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def world() -> FakeWorld:
+    """A fresh scripted world: extraction replies, judge replies per claim, evidence per claim."""
+    return FakeWorld()

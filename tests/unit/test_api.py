@@ -1,0 +1,120 @@
+"""The Python API: check, acheck, settings, bad input, and model/backend plumbing."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+
+import pytest
+from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.language_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.retrievers import BaseRetriever
+
+import veracity
+from veracity.context import Context
+from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
+
+CLAIM = "Canberra is the capital of Australia."
+NOTE = "Canberra is the capital city of Australia."
+
+
+def test_empty_and_oversized_text_raise_input_error() -> None:
+    with pytest.raises(veracity.InputError, match="empty"):
+        veracity.check("  ")
+    with pytest.raises(veracity.InputError, match="limit is 10"):
+        veracity.check("x" * 11, max_text_chars=10)
+
+
+def test_unknown_setting_is_rejected() -> None:
+    with pytest.raises(TypeError, match="max_revison"):
+        veracity.check(CLAIM, max_revison=1)
+
+
+def test_model_string_without_key_is_a_configuration_error() -> None:
+    with pytest.raises(veracity.ConfigurationError, match="OPENAI_API_KEY"):
+        veracity.check(CLAIM, model="openai:gpt-4.1-mini")
+
+
+def test_openai_compatible_server_via_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    from veracity.models import init_model
+
+    monkeypatch.setenv("OPENAI_API_KEY", "local")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1")
+    model = init_model("openai:llama3")
+    assert str(model.openai_api_base or model.root_client.base_url).startswith("http://127.0.0.1:11434/v1")
+
+
+async def test_acheck_and_check_inside_a_running_loop(world: FakeWorld) -> None:
+    world.extract(claims_reply((CLAIM, CLAIM))).evidence(CLAIM, [hit(NOTE)])
+    world.judge(CLAIM, verdict_reply("supported", "c1-e1", NOTE))
+    report = await veracity.acheck(CLAIM, model=world.model(), backend=world.backend())
+    assert report.ok
+    report = veracity.check(CLAIM, model=world.model(), backend=world.backend())  # from inside a loop
+    assert report.ok
+
+
+def test_on_update_sees_per_claim_steps(world: FakeWorld) -> None:
+    world.extract(claims_reply((CLAIM, CLAIM))).evidence(CLAIM, [hit(NOTE)])
+    world.judge(CLAIM, verdict_reply("supported", "c1-e1", NOTE))
+    seen: list[str] = []
+    veracity.check(CLAIM, model=world.model(), backend=world.backend(), on_update=lambda node, _: seen.append(node))
+    assert seen[:2] == ["extract_claims", "extraction_gate"]
+    assert {"gather_evidence", "judge_claim", "verdict_gate", "evaluate_report", "finalize_report"} <= set(seen)
+
+
+def test_models_without_tool_calling_answer_in_json_text() -> None:
+    replies = iter([
+        AIMessage(content=f'{{"claims": [{{"claim": "{CLAIM}", "source": "{CLAIM}"}}]}}'),
+        AIMessage(content=f'```json\n{{"label": "supported", "reason": "stated", "evidence_id": "c1-e1", "quote": "{NOTE}"}}\n```'),
+    ])
+    model = GenericFakeChatModel(messages=replies)
+    backend = FakeWorld().evidence(CLAIM, [hit(NOTE)]).backend()
+    report = veracity.check(CLAIM, model=model, backend=backend)
+    assert report.ok and report.verdicts[0].citation_verified
+
+
+class NotesRetriever(BaseRetriever):
+    """A tiny retriever over fixed notes."""
+
+    notes: list[str]
+
+    def _get_relevant_documents(self, query: str, *, run_manager) -> list[Document]:
+        words = set(query.lower().split())
+        return [Document(page_content=n, metadata={"title": "notes.txt", "source": "/tmp/notes.txt"})
+                for n in self.notes if words & set(n.lower().split())]
+
+
+def test_any_langchain_retriever_is_an_evidence_backend(world: FakeWorld) -> None:
+    world.extract(claims_reply((CLAIM, CLAIM)))
+    world.judge(CLAIM, verdict_reply("supported", "c1-e1", NOTE))
+    retriever = NotesRetriever(notes=[NOTE, "Bananas are yellow."])
+    report = veracity.check(CLAIM, model=world.model(), backend=retriever)
+    assert report.ok
+    [evidence] = report.evidence
+    assert evidence.text == NOTE and evidence.title == "notes.txt" and evidence.backend == "retriever"
+
+
+def test_bad_backend_is_rejected() -> None:
+    with pytest.raises(TypeError, match="EvidenceBackend"):
+        veracity.build_graph(backend=object())
+
+
+def test_context_fields_are_plain_data_for_studio() -> None:
+    schema = veracity.build_graph().get_context_jsonschema()
+    props = schema["properties"]
+    assert {"model", "max_revisions", "max_judge_attempts", "judge_prompt", "extraction_prompt"} <= set(props)
+    assert Context().max_revisions == 2 and Context().max_extraction_attempts == 3
+
+
+def test_import_has_no_side_effects() -> None:
+    code = "import veracity, sys; print('graph' in vars(veracity), 'langchain_openai' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "False"]
+
+
+def test_compiled_graph_is_named_and_lazy() -> None:
+    assert veracity.graph.name == "factcheck"
+    assert asyncio.iscoroutinefunction(veracity.acheck)

@@ -1,0 +1,104 @@
+"""`veracity check`: input handling, output formats and exit codes."""
+
+from __future__ import annotations
+
+import functools
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import veracity.api
+from veracity.cli import main
+from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
+
+TEXT = "Canberra is the capital of Australia. Sydney is the capital of Australia."
+C1, C2 = "Canberra is the capital of Australia.", "Sydney is the capital of Australia."
+NOTE = "Canberra is the capital city of Australia. Sydney is the capital of New South Wales."
+
+
+@pytest.fixture
+def runner(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    monkeypatch.setenv("COLUMNS", "220")  # wide enough that table cells are not wrapped
+    return CliRunner()
+
+
+@pytest.fixture
+def scripted(world: FakeWorld, monkeypatch: pytest.MonkeyPatch) -> FakeWorld:
+    """Route the CLI's checks through a scripted model and backend."""
+    world.extract(claims_reply((C1, C1), (C2, C2)))
+    world.evidence(C1, [hit(NOTE, title="Australia note")])
+    world.evidence(C2, [hit(NOTE, title="Australia note")])
+    world.judge(C1, verdict_reply("supported", "c1-e1", "Canberra is the capital city of Australia."))
+    world.judge(C2, verdict_reply("refuted", "c2-e1", "Canberra is the capital city of Australia."))
+    original = veracity.api.acheck
+    monkeypatch.setattr(veracity.api, "acheck", functools.partial(original, model=world.model(), backend=world.backend()))
+    return world
+
+
+def test_json_output_has_the_documented_fields(runner: CliRunner, scripted: FakeWorld) -> None:
+    result = runner.invoke(main, ["check", TEXT, "--json"])
+    assert result.exit_code == 1, result.output  # one claim refuted
+    data = json.loads(result.stdout)
+    assert [v["label"] for v in data["verdicts"]] == ["supported", "refuted"]
+    assert data["verdicts"][1]["quote"] == "Canberra is the capital city of Australia."
+    assert data["evaluation"]["passed"] is True and data["failures"] == []
+    assert len(data["claims"]) == 2 and data["trace"]
+
+
+def test_table_output_shows_label_claim_quote_and_source(runner: CliRunner, scripted: FakeWorld) -> None:
+    result = runner.invoke(main, ["check", TEXT])
+    assert result.exit_code == 1
+    for expected in ("supported", "refuted", "Sydney is the capital", "Canberra is the capital city", "Australia note",
+                     "2 claim(s): 1 supported, 1 refuted, 0 unverifiable"):
+        assert expected in result.stdout
+
+
+def test_trace_table(runner: CliRunner, scripted: FakeWorld) -> None:
+    result = runner.invoke(main, ["check", TEXT, "--trace"])
+    assert "Trace" in result.stdout and "verdict_gate" in result.stdout and "gather_evidence" in result.stdout
+
+
+def test_reads_standard_input_with_dash(runner: CliRunner, scripted: FakeWorld) -> None:
+    result = runner.invoke(main, ["check", "-", "--json"], input=TEXT)
+    assert json.loads(result.stdout)["text"] == TEXT
+
+
+def test_all_supported_exits_zero(runner: CliRunner, scripted: FakeWorld) -> None:
+    scripted.extract(claims_reply((C1, C1)))
+    result = runner.invoke(main, ["check", C1])
+    assert result.exit_code == 0, result.output
+
+
+def test_incomplete_check_exits_three(runner: CliRunner, scripted: FakeWorld) -> None:
+    scripted.evidence(C2, veracity.ToolError("rate_limit", "slow down"))
+    result = runner.invoke(main, ["check", TEXT, "--json"])
+    assert result.exit_code == 3
+    assert json.loads(result.stdout)["failures"][0]["error"] == "rate_limit"
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t "])
+def test_empty_text_is_exit_two(runner: CliRunner, text: str) -> None:
+    result = runner.invoke(main, ["check", text])
+    assert result.exit_code == 2 and "the text is empty" in result.stderr
+
+
+def test_oversized_text_is_exit_two(runner: CliRunner) -> None:
+    result = runner.invoke(main, ["check", "word " * 50, "--max-chars", "100"])
+    assert result.exit_code == 2 and "the limit is 100" in result.stderr
+
+
+def test_missing_key_says_what_to_configure(runner: CliRunner) -> None:
+    result = runner.invoke(main, ["check", C1])
+    assert result.exit_code == 2 and "OPENAI_API_KEY" in result.stderr
+
+
+def test_missing_tavily_key_says_what_to_configure(runner: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    result = runner.invoke(main, ["check", C1])
+    assert result.exit_code == 2 and "TAVILY_API_KEY" in result.stderr
+
+
+def test_help_documents_exit_codes(runner: CliRunner) -> None:
+    result = runner.invoke(main, ["check", "--help"])
+    assert result.exit_code == 0 and "Exit codes" in result.stdout and "--max-revisions" in result.stdout

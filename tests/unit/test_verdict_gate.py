@@ -1,0 +1,99 @@
+"""The gate after judging: schema, cited id retrieved for the claim, whole quote present; retry, revise, downgrade."""
+
+from __future__ import annotations
+
+import veracity
+from veracity.contracts import GateFailure
+from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
+
+TEXT = "Canberra is the capital of Australia. The Sydney Opera House opened in 1973."
+C1, C2 = "Canberra is the capital of Australia.", "The Sydney Opera House opened in 1973."
+NOTE1 = "Canberra is the capital city of Australia."
+NOTE2 = "Queen Elizabeth II opened the Sydney Opera House on 20 October 1973."
+
+
+def world_with(world: FakeWorld) -> FakeWorld:
+    world.extract(claims_reply((C1, C1), (C2, C2)))
+    world.evidence(C1, [hit(NOTE1)])
+    world.evidence(C2, [hit(NOTE2)])
+    world.judge(C1, verdict_reply("supported", "c1-e1", NOTE1))
+    return world
+
+
+def run(world: FakeWorld, **settings):
+    return veracity.check(TEXT, model=world.model(), backend=world.backend(), **settings)
+
+
+def test_absent_quote_is_sent_back_and_fixed_by_the_retry(world: FakeWorld) -> None:
+    world_with(world).judge(C2, verdict_reply("supported", "c2-e1", "The Opera House opened in 1973"),
+                            verdict_reply("supported", "c2-e1", "opened the Sydney Opera House on 20 October 1973"))
+    report = run(world)
+    assert report.ok
+    assert world.judge_calls[C2] == 2
+    assert "does not appear verbatim in the cited evidence" in world.judge_prompts[C2][1]
+    verdict = report.verdict_for("c2")
+    assert verdict.citation_verified and verdict.attempts == 2 and verdict.revision == 0
+
+
+def test_only_the_opening_words_of_a_quote_is_not_enough(world: FakeWorld) -> None:
+    world_with(world).judge(C2, verdict_reply("supported", "c2-e1", "Queen Elizabeth II opened the Sydney Opera House in 1974"))
+    report = run(world, max_judge_attempts=1, max_revisions=0)
+    verdict = report.verdict_for("c2")
+    assert verdict.label == "unverifiable" and verdict.downgraded and not verdict.citation_verified
+    assert not report.ok
+
+
+def test_quote_absent_in_every_gate_attempt_is_fixed_by_a_revise_round(world: FakeWorld) -> None:
+    bad = verdict_reply("supported", "c2-e1", "invented sentence")
+    good = verdict_reply("supported", "c2-e1", "opened the Sydney Opera House on 20 October 1973")
+    world_with(world).judge(C2, bad, bad, good)
+    report = run(world, max_judge_attempts=2, max_revisions=2)
+
+    assert report.ok and report.revisions == 1
+    verdict = report.verdict_for("c2")
+    assert verdict.citation_verified and verdict.revision == 1
+    assert report.failures == []
+    revise_prompt = world.judge_prompts[C2][2]
+    assert "rejected by the report evaluation" in revise_prompt and "c2" in revise_prompt
+    assert world.search_calls[C2] == 1  # a revise round re-judges, it does not search again
+
+
+def test_quote_still_absent_at_the_cap_is_downgraded(world: FakeWorld) -> None:
+    world_with(world).judge(C2, verdict_reply("refuted", "c2-e1", "It opened in 1950"))
+    report = run(world, max_judge_attempts=3, max_revisions=2)
+
+    assert not report.ok
+    assert world.judge_calls[C2] == 3 * (1 + 2)
+    verdict = report.verdict_for("c2")
+    assert verdict.label == "unverifiable" and verdict.downgraded
+    assert verdict.reason.startswith("citation not found in evidence")
+    [failure] = report.failures
+    assert isinstance(failure, GateFailure) and failure.step == "judge" and failure.claim_id == "c2"
+    assert {i.code for i in report.evaluation.issues} == {"judge_gate_failure"}
+    assert report.verdict_for("c1").label == "supported"
+
+
+def test_citing_an_evidence_id_never_retrieved_for_the_claim_is_caught(world: FakeWorld) -> None:
+    # c1-e1 exists in the report, but it was retrieved for another claim.
+    world_with(world).judge(C2, verdict_reply("supported", "c1-e1", NOTE1),
+                            verdict_reply("supported", "c2-e1", NOTE2))
+    report = run(world)
+    assert report.ok
+    assert "was not retrieved for this claim" in world.judge_prompts[C2][1]
+    assert report.verdict_for("c2").evidence_id == "c2-e1"
+
+
+def test_schema_garbage_from_the_judge_is_downgraded_without_a_traceback(world: FakeWorld) -> None:
+    world_with(world).judge(C2, {"label": "maybe"}, "not json at all")
+    report = run(world, max_judge_attempts=2, max_revisions=0)
+    verdict = report.verdict_for("c2")
+    assert verdict.label == "unverifiable" and verdict.reason.startswith("judge output failed validation")
+    assert not report.ok
+
+
+def test_unverifiable_needs_no_citation(world: FakeWorld) -> None:
+    world_with(world).judge(C2, verdict_reply("unverifiable", reason="the note does not say"))
+    report = run(world)
+    assert report.ok
+    verdict = report.verdict_for("c2")
+    assert verdict.label == "unverifiable" and verdict.quote is None and not verdict.downgraded
