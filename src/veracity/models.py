@@ -70,10 +70,14 @@ async def ask_structured(
     Models that implement tool calling get `with_structured_output(include_raw=True)`; the
     rest are asked for JSON in the prompt. Either way the payload is the raw tool-call
     arguments or message text. `run_name` names the call in LangSmith traces.
+
+    The schema is passed as a plain JSON-schema dict, not the pydantic class: given a
+    class, some clients (the OpenAI SDK's `parse`) validate inside the call and raise,
+    which would hide the reply and its token usage from the gate.
     """
     config = {"run_name": run_name or schema.__name__, "tags": [f"veracity:{schema.__name__}"]}
     if _supports_tools(model):
-        runnable = model.with_structured_output(schema, include_raw=True)
+        runnable = model.with_structured_output(schema.model_json_schema(), include_raw=True)
         result = await runnable.ainvoke(messages, config=config)
         raw = result["raw"]
     else:

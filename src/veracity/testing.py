@@ -59,7 +59,10 @@ class ScriptedChatModel(BaseChatModel):
         """Accept tools so structured output works; replies are scripted anyway."""
         if tools:
             tool = tools[0]
-            self._tool_name = getattr(tool, "__name__", None) or getattr(tool, "name", "output")
+            if isinstance(tool, dict):
+                self._tool_name = tool.get("title") or tool.get("name") or "output"
+            else:
+                self._tool_name = getattr(tool, "__name__", None) or getattr(tool, "name", "output")
         return self
 
     def calls_matching(self, needle: str) -> int:

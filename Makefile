@@ -1,0 +1,25 @@
+# Set-up happens on first use: each target creates .venv and installs veracity into it.
+VENV ?= .venv
+PYTHON ?= python3
+BIN := $(VENV)/bin
+TEXT ?= The Sydney Opera House was designed by a Danish architect and opened in 1973. It has over 2,000 rooms and was funded entirely by the federal government.
+
+.PHONY: check test bench clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+check: $(BIN)/.installed  ## fact-check TEXT (default: the Sydney Opera House paragraph)
+	$(BIN)/veracity check "$(TEXT)"
+
+test: $(BIN)/.installed  ## run the test suite (no network, no keys needed)
+	LANGSMITH_TRACING=false $(BIN)/python -m pytest -q
+
+bench: $(BIN)/.installed  ## run the latency benchmark (simulated model and search)
+	$(BIN)/python benchmarks/latency.py
+
+clean:
+	rm -rf $(VENV) src/*.egg-info .pytest_cache
