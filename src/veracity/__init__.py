@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from veracity.api import acheck, check
+from veracity.builder import build_graph
 from veracity.context import Context
 from veracity.contracts import (
     Claim,
@@ -27,7 +28,6 @@ from veracity.contracts import (
 )
 from veracity.errors import ConfigurationError, InputError, ToolError, VeracityError
 from veracity.evidence import EvidenceBackend, RetrieverBackend, TavilyBackend
-from veracity.builder import build_graph
 
 if TYPE_CHECKING:
     from langgraph.graph.state import CompiledStateGraph

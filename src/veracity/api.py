@@ -9,11 +9,11 @@ from typing import Any, Callable
 from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
 
+from veracity.builder import build_graph
 from veracity.context import Context
 from veracity.contracts import Report
 from veracity.errors import InputError
 from veracity.evidence.base import EvidenceBackend
-from veracity.builder import build_graph
 from veracity.nodes.extract import input_problem
 from veracity.resources import Resources
 

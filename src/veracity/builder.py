@@ -12,14 +12,30 @@ from langgraph.types import Checkpointer
 
 from veracity.context import Context
 from veracity.evidence.base import EvidenceBackend
-from veracity.nodes.evaluate import evaluate_report, revise, route_after_evaluation, send_revisions
-from veracity.nodes.evidence import gather_evidence, route_after_evidence, route_claim_start
+from veracity.nodes.evaluate import (
+    evaluate_report,
+    revise,
+    route_after_evaluation,
+    send_revisions,
+)
+from veracity.nodes.evidence import (
+    gather_evidence,
+    route_after_evidence,
+    route_claim_start,
+)
 from veracity.nodes.extract import extract_claims
 from veracity.nodes.gates import extraction_gate, verdict_gate
 from veracity.nodes.judge import judge_claim
 from veracity.report import finalize_report
 from veracity.resources import Resources
-from veracity.state import ClaimInput, ClaimResults, ClaimState, FactCheckState, InputState, OutputState
+from veracity.state import (
+    ClaimInput,
+    ClaimResults,
+    ClaimState,
+    FactCheckState,
+    InputState,
+    OutputState,
+)
 
 GATE = {"veracity_role": "gate"}
 LLM = {"veracity_role": "llm"}

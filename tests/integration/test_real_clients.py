@@ -12,9 +12,14 @@ from typing import Any
 import pytest
 
 import veracity
+from tests.integration.conftest import (
+    OPENAI_KEY,
+    TAVILY_KEY,
+    FakeOpenAI,
+    FakeTavily,
+    Judge,
+)
 from veracity.contracts import ToolFailure
-
-from tests.integration.conftest import OPENAI_KEY, TAVILY_KEY, FakeOpenAI, FakeTavily, Judge
 
 pytestmark = pytest.mark.integration
 

@@ -7,15 +7,14 @@ import subprocess
 import sys
 
 import pytest
-from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.language_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.retrievers import BaseRetriever
 
 import veracity
-from veracity.context import Context
 from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
+from veracity.context import Context
 
 CLAIM = "Canberra is the capital of Australia."
 NOTE = "Canberra is the capital city of Australia."

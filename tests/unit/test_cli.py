@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 import veracity.api
-from veracity.cli import main
 from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
+from veracity.cli import main
 
 TEXT = "Canberra is the capital of Australia. Sydney is the capital of Australia."
 C1, C2 = "Canberra is the capital of Australia.", "Sydney is the capital of Australia."

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import veracity
-from veracity.citations import normalize
 from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
+from veracity.citations import normalize
 
 GOLDEN = json.loads((Path(__file__).parents[1] / "golden" / "paragraphs.json").read_text())
 

@@ -9,10 +9,10 @@ import httpx
 import pytest
 
 import veracity
+from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
 from veracity.contracts import ToolFailure
 from veracity.errors import ConfigurationError, ToolError
 from veracity.evidence.web import TavilyBackend
-from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
 
 TEXT = "Canberra is the capital of Australia."
 NOTE = "Canberra is the capital city of Australia."

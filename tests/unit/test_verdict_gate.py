@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import veracity
-from veracity.contracts import GateFailure
 from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
+from veracity.contracts import GateFailure
 
 TEXT = "Canberra is the capital of Australia. The Sydney Opera House opened in 1973."
 C1, C2 = "Canberra is the capital of Australia.", "The Sydney Opera House opened in 1973."

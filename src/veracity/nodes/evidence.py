@@ -7,7 +7,13 @@ from typing import Literal
 
 from langgraph.graph import END
 from langgraph.runtime import Runtime
-from tenacity import AsyncRetrying, RetryError, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+from tenacity import (
+    AsyncRetrying,
+    RetryError,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential_jitter,
+)
 
 from veracity.context import Context
 from veracity.contracts import Evidence, SearchHit, ToolFailure, TraceRecord, Verdict
