@@ -6,6 +6,7 @@ send the exact error back to the model when it fails.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +48,11 @@ def init_model(spec: str, *, temperature: float = 0.0) -> BaseChatModel:
         raise ConfigurationError(f"cannot create chat model {spec!r}: {exc}") from exc
 
 
+@functools.lru_cache(maxsize=None)
+def _json_schema(schema: type[BaseModel]) -> dict[str, Any]:
+    return schema.model_json_schema()
+
+
 def _supports_tools(model: BaseChatModel) -> bool:
     return type(model).bind_tools is not BaseChatModel.bind_tools
 
@@ -77,7 +83,7 @@ async def ask_structured(
     """
     config = {"run_name": run_name or schema.__name__, "tags": [f"veracity:{schema.__name__}"]}
     if _supports_tools(model):
-        runnable = model.with_structured_output(schema.model_json_schema(), include_raw=True)
+        runnable = model.with_structured_output(_json_schema(schema), include_raw=True)
         result = await runnable.ainvoke(messages, config=config)
         raw = result["raw"]
     else:

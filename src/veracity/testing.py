@@ -59,14 +59,18 @@ class ScriptedChatModel(BaseChatModel):
         return "veracity-scripted"
 
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:
-        """Accept tools so structured output works; replies are scripted anyway."""
+        """Accept tools so structured output works; replies are scripted anyway.
+
+        Returns a copy that names its tool calls after the first tool; the copy shares `calls`.
+        """
+        bound = self.model_copy()
         if tools:
             tool = tools[0]
             if isinstance(tool, dict):
-                self._tool_name = tool.get("title") or tool.get("name") or "output"
+                bound._tool_name = tool.get("title") or tool.get("name") or "output"
             else:
-                self._tool_name = getattr(tool, "__name__", None) or getattr(tool, "name", "output")
-        return self
+                bound._tool_name = getattr(tool, "__name__", None) or getattr(tool, "name", "output")
+        return bound
 
     def calls_matching(self, needle: str) -> int:
         """How many prompts so far contained `needle`."""
