@@ -116,7 +116,7 @@ def citation_problem(output: JudgeOutput, evidence: list[Evidence]) -> str | Non
         return f"evidence_id {output.evidence_id!r} was not retrieved for this claim (retrieved: {known})"
     problem = quote_problem(output.quote, cited.text)
     if problem:
-        return f"citation not found in evidence: {problem} {output.evidence_id!r}"
+        return f"{problem} {output.evidence_id!r}"
     return None
 
 
@@ -141,6 +141,7 @@ def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> Command[Litera
     evidence = evidence_for(state)
 
     error = state.get("judge_call_error")
+    headline = "judge output failed validation"
     verdict: Verdict | None = None
     if error is None:
         output, error = validate_payload(state.get("judge_payload"), JudgeOutput)
@@ -151,7 +152,7 @@ def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> Command[Litera
             elif problem is None:
                 verdict = _verdict(state, output, verified=True)
             else:
-                error = problem
+                error, headline = problem, "citation not found in evidence"
 
     if verdict is not None:
         record = TraceRecord(
@@ -171,9 +172,6 @@ def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> Command[Litera
         )
         return Command(goto="judge_claim", update={"judge_errors": errors, "trace": [record]})
 
-    headline = "citation not found in evidence" if error.startswith("citation") or "evidence_id" in error else (
-        "judge output failed validation"
-    )
     downgraded = Verdict(
         claim_id=claim_id, label="unverifiable", reason=f"{headline}: {error}", attempts=attempt,
         revision=state.get("revision", 0), downgraded=True,
