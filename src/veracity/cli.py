@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from pathlib import Path
 
 import click
 from rich.console import Console
@@ -12,6 +13,7 @@ from rich.console import Console
 from veracity.context import DEFAULT_MODEL, Context
 from veracity.contracts import Report
 from veracity.errors import ConfigurationError, InputError
+from veracity.modes import resolve_mode
 
 EXIT_SUPPORTED = 0
 EXIT_NOT_SUPPORTED = 1
@@ -22,18 +24,34 @@ EXIT_CODES_HELP = """\b
 Exit codes:
   0  check complete; every claim is supported (or there is no claim)
   1  check complete; at least one claim is refuted or unverifiable
-  2  bad input or configuration (empty text, too long, missing API key)
+     (with --source: the answer does not stay within the source)
+  2  bad input or configuration (empty text, too long, missing API key,
+     unreadable source file, broken knowledge base)
   3  check incomplete: a search or gate failure left a claim unchecked
      (the report is still printed; see its failures)"""
+
+FINDING_CODES = {"unsupported_by_source"}
+"""Evaluation issues that are findings about the text, not failures of the check."""
 
 
 def exit_code(report: Report) -> int:
     """The exit code a report maps to (see `veracity check --help`)."""
-    if not report.ok:
+    if report.failures or any(issue.code not in FINDING_CODES for issue in report.evaluation.issues):
         return EXIT_INCOMPLETE
     if report.summary.refuted or report.summary.unverifiable:
         return EXIT_NOT_SUPPORTED
     return EXIT_SUPPORTED
+
+
+def read_source(path: Path) -> str:
+    """Read a source file as UTF-8 (undecodable bytes replaced), or exit 2 with the reason."""
+    try:
+        content = path.read_bytes().decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise click.BadParameter(f"cannot read {path}: {exc.strerror or exc}", param_hint="--source") from exc
+    if not content.strip():
+        raise click.BadParameter(f"{path} is empty", param_hint="--source")
+    return content
 
 
 def read_text(text: str | None) -> str:
@@ -80,8 +98,16 @@ def main() -> None:
 @main.command(epilog=EXIT_CODES_HELP)
 @click.argument("text", required=False)
 @click.option("--model", "-m", default=None, metavar="PROVIDER:MODEL",
-              help=f"Chat model, e.g. openai:gpt-4.1-mini (default: {DEFAULT_MODEL}). "
+              help=f"Chat model, e.g. {DEFAULT_MODEL}, or 'offline' for the local claim splitter and judge. "
+                   f"Default: {DEFAULT_MODEL} when OPENAI_API_KEY is set, else offline. "
                    "Set OPENAI_BASE_URL for an OpenAI-compatible server.")
+@click.option("--search", "-s", type=click.Choice(["auto", "web", "kb", "source"]), default="auto", show_default=True,
+              help="Evidence: web (Tavily), kb (local knowledge base), source (--source only). "
+                   "auto: source with --source, else web when TAVILY_API_KEY is set, else kb.")
+@click.option("--source", "source_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              metavar="FILE", help="Check TEXT against this file only (e.g. a policy); no search runs.")
+@click.option("--kb", "kb_path", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Knowledge base folder (default: $VERACITY_KB, else the per-user data folder).")
 @click.option("--max-revisions", type=click.IntRange(0, 10), default=None,
               help="Revise rounds that re-judge failing claims (default: 2).")
 @click.option("--max-results", type=click.IntRange(1, 20), default=None,
@@ -92,27 +118,40 @@ def main() -> None:
               help="Longest text accepted, in characters (default: 20000).")
 @click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON on stdout.")
 @click.option("--trace", "show_trace", is_flag=True, help="Also print the trace: step, attempt, outcome, tokens, seconds.")
-def check(text, model, max_revisions, max_results, tavily_url, max_chars, as_json, show_trace) -> None:
+def check(text, model, search, source_file, kb_path, max_revisions, max_results, tavily_url, max_chars, as_json,
+          show_trace) -> None:
     """Fact-check TEXT (use '-' to read standard input).
 
     \b
     Examples:
       veracity check "The Sydney Opera House opened in 1973."
       echo "Canberra is the capital of Australia." | veracity check - --json
+      veracity check "You can return it within 30 days." --source policy.txt
+      veracity check "Sydney is the capital of Australia." --search kb
 
-    Needs OPENAI_API_KEY (or --model with another provider) and TAVILY_API_KEY.
+    With no API keys everything runs locally: the offline claim splitter and judge, with
+    evidence from the knowledge base (see `veracity ingest`). OPENAI_API_KEY (or --model)
+    switches to a chat model; TAVILY_API_KEY (or --search web) to web search. The first
+    line on stderr says which mode runs.
     """
     from veracity.api import acheck
 
     err = Console(stderr=True)
     body = read_text(text)
     given = {
-        "model": model, "max_revisions": max_revisions, "max_results": max_results,
-        "tavily_base_url": tavily_url, "max_text_chars": max_chars,
+        "model": model, "search": search, "max_revisions": max_revisions, "max_results": max_results,
+        "tavily_base_url": tavily_url, "max_text_chars": max_chars, "kb_path": str(kb_path) if kb_path else None,
     }
+    if source_file is not None:
+        given.update(source_text=read_source(source_file), source_title=source_file.name)
     settings = {name: value for name, value in given.items() if value is not None}
     context = Context.from_settings(**settings)
-    err.print(f"[dim]veracity: model {context.model}, evidence from the web (Tavily)[/]", highlight=False)
+    try:
+        mode = resolve_mode(context)
+    except ConfigurationError as exc:
+        err.print(f"[bold red]not configured:[/] {exc}", highlight=False)
+        sys.exit(EXIT_USAGE)
+    err.print(f"[dim]veracity: {mode.describe(context)}[/]", highlight=False)
     started = time.perf_counter()
     try:
         with err.status("[bold]veracity[/]: starting…") if err.is_terminal else _nullcontext() as status:
@@ -135,6 +174,14 @@ def check(text, model, max_revisions, max_results, tavily_url, max_chars, as_jso
 
         print_report(Console(), report, show_trace=show_trace, seconds=seconds)
     sys.exit(exit_code(report))
+
+
+def _register_knowledge_base_commands() -> None:
+    from veracity.kb_cli import ingest_command, kb_group
+
+    main.add_command(ingest_command, name="ingest")
+    main.add_command(kb_group, name="kb")
+
 
 
 class _nullcontext:

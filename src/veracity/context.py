@@ -22,14 +22,30 @@ DEFAULT_MODEL = "openai:gpt-4.1-mini"
 class Context:
     """Settings for one check. Pass as `graph.invoke(..., context=Context(...))`."""
 
-    model: str = field(
-        default=DEFAULT_MODEL,
-        metadata={"description": "Chat model as 'provider:model' (init_chat_model), e.g. 'openai:gpt-4.1-mini'."},
+    model: str | None = field(
+        default=None,
+        metadata={"description": (
+            "Chat model as 'provider:model' (init_chat_model), or 'offline' for the local claim splitter and "
+            "judge. Unset: openai:gpt-4.1-mini when OPENAI_API_KEY is set, else offline."
+        )},
     )
     temperature: float = field(default=0.0, metadata={"description": "Sampling temperature for both steps."})
-    search: Literal["web"] = field(
-        default="web",
-        metadata={"description": "Evidence backend: 'web' (Tavily). Ignored when a backend object is bound."},
+    search: Literal["auto", "web", "kb", "source"] = field(
+        default="auto",
+        metadata={"description": (
+            "Evidence: 'web' (Tavily), 'kb' (local knowledge base) or 'source' (only source_text). 'auto': "
+            "source when source_text is set, else web when TAVILY_API_KEY is set, else kb. "
+            "Ignored when a backend object is bound."
+        )},
+    )
+    source_text: str | None = field(
+        default=None,
+        metadata={"description": "A text (e.g. a policy) the answer must stay within; used as the only evidence."},
+    )
+    source_title: str = field(default="source", metadata={"description": "Name shown for the source text."})
+    kb_path: str | None = field(
+        default=None,
+        metadata={"description": "Knowledge base folder. Default: $VERACITY_KB, else the per-user data folder."},
     )
     tavily_base_url: str | None = field(
         default=None,

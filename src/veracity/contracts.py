@@ -117,6 +117,10 @@ class Verdict(BaseModel):
     downgraded: bool = Field(
         default=False, description="True when the gate forced the verdict to unverifiable."
     )
+    support_score: float | None = Field(
+        default=None,
+        description="Max cosine similarity of the claim against any evidence sentence (None: no evidence).",
+    )
 
 
 class GateFailure(BaseModel):
@@ -157,6 +161,7 @@ class EvaluationIssue(BaseModel):
         "evidence_search_failed",
         "extraction_failed",
         "input_rejected",
+        "unsupported_by_source",
     ]
     claim_id: str | None = None
     message: str
@@ -193,6 +198,10 @@ class Summary(BaseModel):
     failures: int = 0
 
 
+RiskLevel = Literal["LOW", "MEDIUM", "HIGH"]
+"""Hallucination risk bands of `confidence_score`: LOW >= 0.80, MEDIUM >= 0.60, HIGH below."""
+
+
 class Report(BaseModel):
     """The result of checking one text."""
 
@@ -208,6 +217,22 @@ class Report(BaseModel):
     tokens_in: int = 0
     tokens_out: int = 0
     revisions: int = Field(default=0, description="How many revise rounds ran.")
+    mode: str = Field(default="", description="How the check ran, e.g. 'llm+web' or 'offline+kb'.")
+    evidence_coverage: float | None = Field(
+        default=None, description="Supported claims / all claims (a heuristic; refuted claims lower it)."
+    )
+    average_similarity: float | None = Field(
+        default=None, description="Mean support_score over claims (0 for a claim without evidence)."
+    )
+    confidence_score: float | None = Field(
+        default=None, description="0.6 x evidence_coverage + 0.4 x average_similarity (a heuristic)."
+    )
+    hallucination_risk: RiskLevel | None = Field(
+        default=None, description="LOW at confidence >= 0.80, MEDIUM at 0.60-0.79, HIGH below; HIGH with no evidence."
+    )
+    unsupported_claims: list[str] = Field(
+        default_factory=list, description="Texts of the claims not judged supported."
+    )
     message: str | None = Field(default=None, description="A note for people, e.g. why there are no claims.")
 
     def verdict_for(self, claim_id: str) -> Verdict | None:

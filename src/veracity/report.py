@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
-from veracity.contracts import Evaluation, Report, Summary
+from veracity.contracts import Evaluation, Report, Summary, TraceRecord
+from veracity.nodes.timing import Stopwatch
+from veracity.scores import reliability, support_scores
 from veracity.state import FactCheckState
 
 
-def build_report(state: FactCheckState) -> Report:
-    """Collect claims, verdicts, evidence, failures and trace into one report."""
+def build_report(state: FactCheckState, scores: dict[str, float | None] | None = None) -> Report:
+    """Collect claims, verdicts, evidence, failures, trace and reliability scores into one report."""
+    scores = scores or {}
     claims = state.get("claims", [])
     verdict_map = state.get("verdicts", {})
-    verdicts = [verdict_map[c.id] for c in claims if c.id in verdict_map]
+    verdicts = [
+        verdict_map[c.id].model_copy(update={"support_score": scores.get(c.id)})
+        for c in claims if c.id in verdict_map
+    ]
     evidence = [item for c in claims for item in state.get("evidence", {}).get(c.id, [])]
     failures = [f for f in (state.get("input_failure"), state.get("extraction_failure")) if f is not None]
     for claim in claims:
@@ -26,6 +32,7 @@ def build_report(state: FactCheckState) -> Report:
         unverifiable=sum(v.label == "unverifiable" for v in verdicts),
         failures=len(failures),
     )
+    scored = reliability(claims, verdicts, scores)
     return Report(
         text=state.get("text", ""),
         claims=claims,
@@ -39,10 +46,28 @@ def build_report(state: FactCheckState) -> Report:
         tokens_in=sum(r.tokens_in for r in trace),
         tokens_out=sum(r.tokens_out for r in trace),
         revisions=state.get("revision", 0),
+        mode=state.get("mode", ""),
         message=state.get("message"),
+        evidence_coverage=scored.evidence_coverage,
+        average_similarity=scored.average_similarity,
+        confidence_score=scored.confidence_score,
+        hallucination_risk=scored.hallucination_risk,
+        unsupported_claims=scored.unsupported_claims,
     )
 
 
 def finalize_report(state: FactCheckState) -> dict:
-    """Graph node: write the assembled report to the output."""
-    return {"report": build_report(state)}
+    """Graph node: score support with local embeddings and write the assembled report."""
+    from veracity.offline.embedder import default_embedder
+
+    watch = Stopwatch()
+    claims = state.get("claims", [])
+    try:
+        scores = support_scores(claims, state.get("evidence", {}), default_embedder()) if claims else {}
+        record = TraceRecord(step="finalize_report", outcome="ok", reason="reliability scored", seconds=watch.seconds)
+    except Exception as exc:  # scores are a heuristic: their failure must not lose the report
+        scores = {}
+        record = TraceRecord(step="finalize_report", outcome="failed", reason=f"scoring failed: {exc}",
+                             seconds=watch.seconds)
+    final_state = {**state, "trace": [*state.get("trace", []), record]}
+    return {"report": build_report(final_state, scores), "trace": [record]}

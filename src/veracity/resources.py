@@ -1,8 +1,10 @@
-"""The chat model and evidence backend a graph uses, resolved from settings or bound objects."""
+"""The extractor, judge and evidence backend a graph uses, resolved from settings or bound objects."""
 
 from __future__ import annotations
 
+import functools
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import AsyncIterator
 
 from langchain_core.language_models import BaseChatModel
@@ -13,6 +15,27 @@ from veracity.errors import ConfigurationError
 from veracity.evidence.base import EvidenceBackend
 from veracity.evidence.retriever import RetrieverBackend
 from veracity.models import init_model
+from veracity.modes import Mode, resolve_mode
+from veracity.steps import (
+    ClaimExtractor,
+    ClaimJudge,
+    LLMExtractor,
+    LLMJudge,
+    OfflineExtractor,
+    OfflineJudgeStep,
+)
+
+
+@functools.lru_cache(maxsize=4)
+def _knowledge_base(path: str | None) -> EvidenceBackend:
+    from veracity.evidence.kb import KnowledgeBaseBackend
+
+    return KnowledgeBaseBackend(Path(path) if path else None)
+
+
+@functools.lru_cache(maxsize=1)
+def _offline_judge() -> OfflineJudgeStep:
+    return OfflineJudgeStep()
 
 
 class Resources:
@@ -34,15 +57,33 @@ class Resources:
         self._bound_backend = backend
         self._models: dict[tuple[str, float], BaseChatModel] = {}
 
+    def mode(self, context: Context) -> Mode:
+        """The model and evidence this run uses."""
+        return resolve_mode(context, bound_model=self._bound_model, bound_backend=self._bound_backend)
+
     def chat_model(self, context: Context) -> BaseChatModel:
-        """The model to use: the bound object, else one created from `context.model` (cached)."""
+        """The chat model: the bound object, else one created from the resolved model name (cached)."""
         if isinstance(self._bound_model, BaseChatModel):
             return self._bound_model
-        spec = self._bound_model if isinstance(self._bound_model, str) else context.model
+        spec = self.mode(context).model
         key = (spec, context.temperature)
         if key not in self._models:
             self._models[key] = init_model(spec, temperature=context.temperature)
         return self._models[key]
+
+    def extractor(self, context: Context) -> ClaimExtractor:
+        """The claim extractor for this run: the chat model, or the offline splitter."""
+        mode = self.mode(context)
+        if mode.offline:
+            return OfflineExtractor(source_mode=mode.source)
+        return LLMExtractor(self.chat_model(context), source_mode=mode.source)
+
+    def judge(self, context: Context) -> ClaimJudge:
+        """The judge for this run: the chat model, or the offline judge."""
+        mode = self.mode(context)
+        if mode.offline:
+            return _offline_judge()
+        return LLMJudge(self.chat_model(context), source_mode=mode.source)
 
     @asynccontextmanager
     async def evidence_backend(self, context: Context) -> AsyncIterator[EvidenceBackend]:
@@ -50,20 +91,34 @@ class Resources:
         if self._bound_backend is not None:
             yield self._bound_backend
             return
-        if context.search != "web":
-            raise ConfigurationError(f"unknown evidence backend {context.search!r}; available: web")
-        from veracity.evidence.web import TavilyBackend
+        search = self.mode(context).search
+        if search == "kb":
+            yield _knowledge_base(context.kb_path)
+        elif search == "source":
+            from veracity.evidence.source import SourceTextBackend
 
-        backend = TavilyBackend(base_url=context.tavily_base_url, timeout=context.search_timeout)
-        try:
-            yield backend
-        finally:
-            await backend.aclose()
-
-    def preflight(self, context: Context) -> None:
-        """Raise `ConfigurationError` now if the model or backend cannot be set up."""
-        self.chat_model(context)
-        if self._bound_backend is None and context.search == "web":
+            yield SourceTextBackend(context.source_text or "", title=context.source_title)
+        elif search == "web":
             from veracity.evidence.web import TavilyBackend
 
-            TavilyBackend.require_key()
+            backend = TavilyBackend(base_url=context.tavily_base_url, timeout=context.search_timeout)
+            try:
+                yield backend
+            finally:
+                await backend.aclose()
+        else:
+            raise ConfigurationError(f"unknown evidence backend {search!r}; available: web, kb, source")
+
+    def preflight(self, context: Context) -> Mode:
+        """Resolve the mode and raise `ConfigurationError` now if its parts cannot be set up."""
+        mode = self.mode(context)
+        if not mode.offline:
+            self.chat_model(context)
+        if self._bound_backend is None:
+            if mode.search == "web":
+                from veracity.evidence.web import TavilyBackend
+
+                TavilyBackend.require_key()
+            elif mode.search == "kb":
+                _knowledge_base(context.kb_path)
+        return mode

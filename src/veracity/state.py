@@ -81,6 +81,7 @@ class FactCheckState(TopLevelResults, total=False):
     """The whole state of the top-level graph."""
 
     text: str
+    mode: str
     claims: list[Claim]
     extraction_payload: Any
     extraction_call_error: str | None
@@ -102,6 +103,7 @@ class ClaimInput(TypedDict):
     revision: int
     prior_evidence: NotRequired[list[Evidence] | None]
     feedback: NotRequired[str | None]
+    source_mode: NotRequired[bool]
 
 
 class ClaimState(ClaimInput, ClaimResults, total=False):
@@ -117,3 +119,8 @@ class ClaimState(ClaimInput, ClaimResults, total=False):
 def evidence_for(state: ClaimState) -> list[Evidence]:
     """The evidence a branch judges against: freshly gathered, or brought along by a revise round."""
     return state.get("claim_evidence") or state.get("prior_evidence") or []
+
+
+def is_source_mode(state: FactCheckState) -> bool:
+    """True when the run checks an answer against a user-supplied source text."""
+    return state.get("mode", "").endswith("+source")

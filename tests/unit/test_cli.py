@@ -89,13 +89,13 @@ def test_oversized_text_is_exit_two(runner: CliRunner) -> None:
 
 
 def test_missing_key_says_what_to_configure(runner: CliRunner) -> None:
-    result = runner.invoke(main, ["check", C1])
+    result = runner.invoke(main, ["check", C1, "--model", "openai:gpt-4.1-mini", "--search", "web"])
     assert result.exit_code == 2 and "OPENAI_API_KEY" in result.stderr
 
 
 def test_missing_tavily_key_says_what_to_configure(runner: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    result = runner.invoke(main, ["check", C1])
+    result = runner.invoke(main, ["check", C1, "--search", "web"])
     assert result.exit_code == 2 and "TAVILY_API_KEY" in result.stderr
 
 

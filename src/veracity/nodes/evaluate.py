@@ -11,7 +11,7 @@ from veracity.citations import quote_problem
 from veracity.context import Context
 from veracity.contracts import Evaluation, EvaluationIssue, TraceRecord
 from veracity.nodes.timing import Stopwatch
-from veracity.state import FactCheckState
+from veracity.state import FactCheckState, is_source_mode
 
 
 def evaluate(state: FactCheckState) -> Evaluation:
@@ -55,6 +55,16 @@ def evaluate(state: FactCheckState) -> Evaluation:
                 issues.append(EvaluationIssue(
                     code="unverified_citation", claim_id=claim_id, revisable=True,
                     message=f"{claim_id} is {verdict.label} without a verified citation: {problem or 'not verified'}",
+                ))
+
+    if is_source_mode(state):
+        for claim_id, claim in claims.items():
+            verdict = verdicts.get(claim_id)
+            if verdict is not None and verdict.label != "supported" and claim_id not in tool_failures:
+                verb = "contradicts" if verdict.label == "refuted" else "does not support"
+                issues.append(EvaluationIssue(
+                    code="unsupported_by_source", claim_id=claim_id, revisable=False,
+                    message=f'{claim_id}: the answer says "{claim.source}", which the source {verb}',
                 ))
 
     for claim_id in verdicts:
@@ -117,6 +127,7 @@ def send_revisions(state: FactCheckState) -> list[Send]:
             "revision": state["revision"],
             "prior_evidence": evidence.get(claim_id) or None,
             "feedback": feedback,
+            "source_mode": is_source_mode(state),
         })
         for claim_id, feedback in state.get("revise_feedback", {}).items()
         if claim_id in claims

@@ -22,7 +22,7 @@ from veracity.contracts import (
 )
 from veracity.nodes.payload import validate_payload
 from veracity.nodes.timing import Stopwatch
-from veracity.state import ClaimState, FactCheckState, evidence_for
+from veracity.state import ClaimState, FactCheckState, evidence_for, is_source_mode
 
 NO_CLAIMS_MESSAGE = "No checkable factual claims found (questions, greetings and opinions are not checked)."
 
@@ -86,7 +86,8 @@ def extraction_gate(
         update = {"claims": claims, "revision": 0, "trace": [record]}
         if not claims:
             return Command(goto="evaluate_report", update={**update, "message": NO_CLAIMS_MESSAGE})
-        sends = [Send("check_claim", {"claim": claim, "revision": 0}) for claim in claims]
+        source_mode = is_source_mode(state)
+        sends = [Send("check_claim", {"claim": claim, "revision": 0, "source_mode": source_mode}) for claim in claims]
         return Command(goto=sends, update=update)
 
     errors = [*state.get("extraction_errors", []), error]
@@ -120,11 +121,22 @@ def citation_problem(output: JudgeOutput, evidence: list[Evidence]) -> str | Non
     return None
 
 
+def source_mode_reason(claim: Claim, label: str, reason: str) -> str:
+    """In source mode, a reason that quotes the answer's offending phrase verbatim."""
+    if label == "supported":
+        return reason
+    verb = "contradicts" if label == "refuted" else "does not support"
+    return f'The answer says "{claim.source}", which the source {verb}. {reason}'
+
+
 def _verdict(state: ClaimState, output: JudgeOutput, *, verified: bool) -> Verdict:
+    reason = output.reason
+    if state.get("source_mode"):
+        reason = source_mode_reason(state["claim"], output.label, reason)
     return Verdict(
         claim_id=state["claim"].id,
         label=output.label,
-        reason=output.reason,
+        reason=reason,
         evidence_id=output.evidence_id.strip() if verified and output.evidence_id else None,
         quote=output.quote if verified else None,
         citation_verified=verified,
@@ -172,8 +184,11 @@ def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> Command[Litera
         )
         return Command(goto="judge_claim", update={"judge_errors": errors, "trace": [record]})
 
+    reason = f"{headline}: {error}"
+    if state.get("source_mode"):
+        reason = source_mode_reason(state["claim"], "unverifiable", reason)
     downgraded = Verdict(
-        claim_id=claim_id, label="unverifiable", reason=f"{headline}: {error}", attempts=attempt,
+        claim_id=claim_id, label="unverifiable", reason=reason, attempts=attempt,
         revision=state.get("revision", 0), downgraded=True,
     )
     failure = GateFailure(

@@ -1,0 +1,75 @@
+"""Which model and which evidence a check uses, resolved from settings and the environment."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from veracity.context import DEFAULT_MODEL, Context
+from veracity.errors import ConfigurationError
+
+OFFLINE = "offline"
+"""The model setting that selects the local claim splitter and judge."""
+
+
+@dataclass(frozen=True)
+class Mode:
+    """A resolved mode: `model` is 'offline' or a model name; `search` names the evidence backend."""
+
+    model: str
+    search: str
+
+    @property
+    def offline(self) -> bool:
+        """True when the local claim splitter and judge run instead of a chat model."""
+        return self.model == OFFLINE
+
+    @property
+    def source(self) -> bool:
+        """True when the only evidence is a source text supplied by the user."""
+        return self.search == "source"
+
+    @property
+    def label(self) -> str:
+        """Short form for reports, e.g. 'offline+kb' or 'llm+web'."""
+        return f"{'offline' if self.offline else 'llm'}+{self.search}"
+
+    def describe(self, context: Context) -> str:
+        """One line for people: what runs, and how to change it."""
+        judge = (
+            "offline (local claim splitter and judge; set OPENAI_API_KEY or --model for an LLM)"
+            if self.offline else f"model {self.model}"
+        )
+        evidence = {
+            "web": "evidence from the web (Tavily)",
+            "kb": f"evidence from the knowledge base{' at ' + context.kb_path if context.kb_path else ''}"
+                  " (set TAVILY_API_KEY or --search web for web search)",
+            "source": f"evidence only from the source text '{context.source_title}'",
+        }.get(self.search, f"evidence from the {self.search} backend")
+        return f"{judge}; {evidence}"
+
+
+def resolve_mode(context: Context, *, bound_model: object = None, bound_backend: object = None) -> Mode:
+    """Decide the model and evidence backend for a run.
+
+    Model: a bound object or string wins; then `context.model`; then the default OpenAI model
+    when OPENAI_API_KEY is set; else offline. Evidence: a bound backend wins; then an explicit
+    `context.search`; in 'auto', the source text when given, else the web when TAVILY_API_KEY
+    is set, else the local knowledge base.
+    """
+    if bound_model is not None and not isinstance(bound_model, str):
+        model = f"custom:{type(bound_model).__name__}"
+    else:
+        model = bound_model or context.model or (DEFAULT_MODEL if os.environ.get("OPENAI_API_KEY") else OFFLINE)
+
+    if bound_backend is not None:
+        search = getattr(bound_backend, "name", "custom")
+    elif context.search != "auto":
+        search = context.search
+    elif context.source_text is not None:
+        search = "source"
+    else:
+        search = "web" if os.environ.get("TAVILY_API_KEY") else "kb"
+    if search == "source" and bound_backend is None and not (context.source_text or "").strip():
+        raise ConfigurationError("search 'source' needs a non-empty source text (--source FILE, or source_text=...)")
+    return Mode(model=model, search=search)

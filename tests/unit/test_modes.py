@@ -1,0 +1,50 @@
+"""Mode selection: which model and evidence a run uses, from settings and the environment."""
+
+from __future__ import annotations
+
+import pytest
+
+from veracity.context import DEFAULT_MODEL, Context
+from veracity.errors import ConfigurationError
+from veracity.modes import resolve_mode
+from veracity.testing import ScriptedBackend
+
+
+def test_no_keys_runs_offline_on_the_knowledge_base() -> None:
+    mode = resolve_mode(Context())
+    assert (mode.model, mode.search, mode.offline, mode.label) == ("offline", "kb", True, "offline+kb")
+
+
+def test_keys_switch_to_llm_and_web(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test")
+    mode = resolve_mode(Context())
+    assert (mode.model, mode.search, mode.label) == (DEFAULT_MODEL, "web", "llm+web")
+
+
+def test_explicit_settings_win(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test")
+    assert resolve_mode(Context(model="offline", search="kb")).label == "offline+kb"
+    assert resolve_mode(Context(model="anthropic:claude-x")).model == "anthropic:claude-x"
+
+
+def test_source_text_selects_source_mode() -> None:
+    mode = resolve_mode(Context(source_text="Returns within 14 days."))
+    assert mode.search == "source" and mode.source
+
+
+def test_source_mode_without_text_is_a_configuration_error() -> None:
+    with pytest.raises(ConfigurationError, match="source text"):
+        resolve_mode(Context(search="source"))
+
+
+def test_bound_objects_win() -> None:
+    backend = ScriptedBackend(lambda q: [], name="notes")
+    mode = resolve_mode(Context(), bound_model=object(), bound_backend=backend)
+    assert mode.model == "custom:object" and mode.search == "notes" and not mode.offline
+
+
+def test_describe_says_how_to_change_the_mode() -> None:
+    line = resolve_mode(Context()).describe(Context())
+    assert "offline" in line and "OPENAI_API_KEY" in line and "TAVILY_API_KEY" in line
