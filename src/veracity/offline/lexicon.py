@@ -1,0 +1,239 @@
+"""Word lists and phrase patterns for the offline claim splitter.
+
+Kept apart from the splitter's logic so the heuristics stay readable and the lists easy to extend.
+All words are lower case, with straight apostrophes.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def phrase_pattern(*alternatives: str) -> re.Pattern[str]:
+    """Compile alternatives case-insensitively; a straight apostrophe also matches a curly one."""
+    source = "(?:" + "|".join(alternatives) + ")"
+    return re.compile(source.replace("'", "['’]"), re.IGNORECASE)
+
+# --------------------------------------------------------------------------- verbs
+
+BE_FORMS = frozenset({"is", "are", "was", "were", "be", "been", "being", "am"})
+HAVE_FORMS = frozenset({"has", "have", "had"})
+MODALS = frozenset({"will", "would", "can", "could", "may", "might", "must", "shall", "should", "cannot"})
+DO_FORMS = frozenset({"do", "does", "did"})
+NEGATED_AUXILIARIES = frozenset({
+    "isn't", "aren't", "wasn't", "weren't", "hasn't", "haven't", "hadn't", "doesn't", "don't", "didn't",
+    "won't", "wouldn't", "can't", "couldn't", "mustn't", "shouldn't", "mightn't", "shan't",
+})
+AUXILIARIES = BE_FORMS | HAVE_FORMS | MODALS | DO_FORMS | NEGATED_AUXILIARIES
+
+IRREGULAR_PAST = frozenset({
+    "arose", "awoke", "ate", "eaten", "beat", "beaten", "became", "began", "begun", "bent", "bit", "bitten",
+    "blew", "blown", "bore", "born", "bought", "bred", "broke", "broken", "brought", "built", "burnt",
+    "caught", "chose", "chosen", "came", "dealt", "dove", "drew", "drawn", "drove", "driven", "dug", "fed",
+    "fell", "fallen", "felt", "fled", "flew", "flown", "forbade", "forgave", "forgot", "forgotten", "fought",
+    "found", "froze", "frozen", "gave", "given", "got", "gotten", "went", "gone", "grew", "grown", "heard",
+    "held", "hid", "hidden", "hung", "kept", "knew", "known", "laid", "led", "left", "lent", "lost", "made",
+    "meant", "met", "oversaw", "overtook", "overcame", "paid", "ran", "rang", "rebuilt", "rode", "ridden",
+    "rose", "risen", "said", "sang", "sung", "sank", "sunk", "sat", "saw", "seen", "sold", "sent", "shook",
+    "shone", "shot", "showed", "shown", "shrank", "slept", "slid", "sought", "spent", "spoke", "spoken",
+    "sprang", "stood", "stole", "stolen", "struck", "stuck", "swam", "swept", "swore", "sworn", "swung",
+    "taught", "took", "taken", "told", "tore", "torn", "thought", "threw", "thrown", "understood",
+    "undertook", "withdrew", "woke", "won", "wore", "worn", "wrote", "written",
+})
+
+# Third-person present forms common in factual prose. A bare "-s" suffix is too ambiguous (plural nouns).
+PRESENT_VERBS = frozenset({
+    "accepts", "allows", "applies", "attracts", "becomes", "begins", "belongs", "borders", "charges",
+    "closes", "comprises", "connects", "consists", "contains", "costs", "covers", "crosses", "depends",
+    "displays", "draws", "earns", "employs", "ends", "equals", "exceeds", "features", "flows", "follows",
+    "generates", "gets", "gives", "goes", "grows", "holds", "hosts", "houses", "includes", "joins", "lasts",
+    "leads", "lies", "links", "lives", "makes", "marks", "means", "measures", "offers", "opens", "operates",
+    "owns", "plays", "produces", "protects", "provides", "ranks", "reaches", "receives", "refunds",
+    "remains", "represents", "requires", "rises", "runs", "seats", "sells", "serves", "ships", "sits",
+    "spans", "stands", "starts", "stores", "stretches", "supports", "takes", "uses", "varies", "weighs",
+    "welcomes", "works",
+})
+
+# Past forms that read naturally without a carried-over auxiliary: "was designed by X and opened in 1973".
+INTRANSITIVE_PAST = frozenset({
+    "opened", "reopened", "closed", "began", "started", "ended", "finished", "died", "grew", "rose", "fell",
+    "collapsed", "burned", "burnt", "sank", "moved", "retired", "returned", "arrived", "left", "went",
+    "came", "became", "remained", "stood", "lived", "ran", "served", "lasted", "survived", "merged",
+    "expanded", "declined", "peaked", "won", "lost", "played", "toured", "worked", "studied", "graduated",
+})
+
+# Participles that work as adjectives after a copula: "is old and located in Paris" -> "is located in Paris".
+ADJECTIVAL_PARTICIPLES = frozenset({
+    "acclaimed", "based", "celebrated", "connected", "covered", "dedicated", "devoted", "equipped",
+    "famed", "known", "listed", "located", "named", "noted", "owned", "related", "renowned", "situated",
+})
+
+# Words ending in "-ed" that are not verbs.
+ED_NON_VERBS = frozenset({
+    "bed", "bleed", "bred", "breed", "creed", "deed", "embed", "exceed", "feed", "greed", "hatred",
+    "hundred", "indeed", "kindred", "naked", "need", "proceed", "red", "reed", "sacred", "seed", "shed",
+    "sled", "speed", "steed", "succeed", "weed", "wicked", "wretched", "rugged", "ragged", "jagged",
+    "beloved", "aged", "crooked", "dogged", "learned",
+})
+
+# Adverbs that may sit inside a verb group or before a coordinated verb: "and later became".
+VERB_ADVERBS = frozenset({
+    "not", "never", "also", "later", "then", "still", "now", "soon", "again", "already", "always", "often",
+    "once", "first", "since", "subsequently", "eventually", "finally", "recently", "originally", "even",
+})
+
+# --------------------------------------------------------------------------- function words
+
+DETERMINERS = frozenset({
+    "the", "a", "an", "this", "that", "these", "those", "its", "his", "her", "their", "our", "my", "your",
+    "some", "any", "each", "every", "no", "all", "both", "either", "neither", "another", "such",
+})
+# Words that can follow a verb: evidence that an "-ed" word after "and" starts a verb phrase.
+VERB_FOLLOWERS = frozenset({
+    "in", "on", "at", "by", "for", "from", "to", "into", "onto", "with", "within", "without", "as", "after",
+    "before", "during", "until", "since", "through", "across", "under", "over", "between", "near",
+    "outside", "inside", "along", "around", "among", "against", "toward", "towards", "via", "per", "off",
+    "out", "down", "up", "away", "back", "there", "here", "about", "nearly", "almost", "approximately",
+    "more", "less", "than", "several", "many", "it", "them", "him", "us", "you", "me",
+})
+# Words after which an "and" no longer coordinates the main clause's verb phrases.
+CLAUSE_OPENERS = frozenset({
+    "who", "whom", "whose", "which", "that", "where", "when", "while", "whereas", "because", "although",
+    "though", "if", "unless", "whether",
+})
+# A clause opened by one of these cannot stand alone once its main clause has been cut off.
+SUBORDINATOR = phrase_pattern(
+    r"(?:even\s+(?:though|if|when)|although|though|while|whereas|because|since|if|unless|when|whenever|"
+    r"once|as|after|before|until|despite|given\s+that)\b",
+)
+LEADING_CONJUNCTIONS = frozenset({"and", "but", "so", "yet", "plus"})
+
+QUESTION_WORDS = frozenset({"who", "what", "when", "where", "why", "how", "which", "whose", "whom"})
+
+# First words that mean the words before the verb are not a subject at all ("In 1973 the ...").
+NON_SUBJECT_STARTS = frozenset({
+    "there", "here", "today", "yesterday", "now", "then", "currently", "later", "also", "however",
+    "still", "in", "on", "at", "by", "for", "from", "with", "after", "before", "during", "since", "what",
+    "who", "which", "where", "when", "why", "how", "if", "although", "though", "while", "because", "as",
+    "unless", "even", "once", "only", "please", "thanks", "yes", "so", "and", "but", "or", "not",
+})
+# First words of a subject too vague to carry into the next sentence ("A man", "Many people", "It").
+VAGUE_SUBJECT_STARTS = frozenset({
+    "a", "an", "i", "we", "you", "it", "he", "she", "they", "this", "that", "these", "those", "its",
+    "his", "her", "their", "our", "my", "your", "one", "some", "many", "most", "few", "all", "every",
+    "each", "no", "none", "any", "another", "such", "other", "others", "both", "either", "neither",
+    "everyone", "everything", "someone", "something", "nobody", "nothing",
+})
+SUBJECT_BAD_ENDS = frozenset({"of", "and", "or", "the", "a", "an", "to", "in", "on", "at", "for", "with"})
+RELATIVES = frozenset({"who", "whom", "whose", "which", "that", "where", "when"})
+
+# Sentence-initial anaphors resolved to the previous subject; possessives become "<Subject>'s".
+PERSONAL_PRONOUNS = frozenset({"it", "he", "she", "they"})
+POSSESSIVE_PRONOUNS = frozenset({"its", "his", "her", "their"})
+DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
+ANAPHORIC_NOUNS = frozenset({
+    "building", "city", "town", "village", "country", "state", "region", "structure", "tower", "bridge",
+    "museum", "venue", "landmark", "monument", "site", "place", "company", "firm", "organisation",
+    "organization", "institution", "university", "school", "park", "river", "lake", "island", "mountain",
+    "church", "cathedral", "palace", "castle", "house", "hotel", "store", "shop", "restaurant", "airport",
+    "station", "stadium", "theatre", "theater", "book", "novel", "film", "movie", "song", "album", "game",
+    "product", "device", "policy", "law", "treaty", "band", "group", "team", "project", "program",
+    "programme", "festival", "event", "species", "animal", "plant", "language", "dish",
+})
+CLITIC_VERBS = {"'s": "is", "'re": "are", "'ll": "will", "'ve": "have", "'m": "am", "'d": "would"}
+# Pronouns whose "'s" is a verb ("it's"), not a possessive ("Australia's").
+CLITIC_HOSTS = frozenset({
+    "i", "we", "you", "it", "he", "she", "they", "that", "this", "there", "here", "who", "what", "where",
+    "everything", "nothing", "everyone", "someone", "something",
+})
+
+MONTHS = frozenset({
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+    "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
+    "dec",
+})
+
+# --------------------------------------------------------------------------- opinions
+
+EVALUATIVE = frozenset({
+    "amazing", "awesome", "awful", "beautiful", "best", "boring", "breathtaking", "brilliant", "charming",
+    "cool", "cute", "delightful", "disappointing", "dreadful", "excellent", "exciting", "fabulous",
+    "fantastic", "fascinating", "favorite", "favourite", "fun", "gorgeous", "great", "greatest",
+    "horrible", "impressive", "incredible", "interesting", "lovely", "magnificent", "marvellous",
+    "marvelous", "nice", "outstanding", "overrated", "perfect", "pretty", "remarkable", "spectacular",
+    "splendid", "stunning", "superb", "surprising", "terrible", "terrific", "ugly", "underrated",
+    "unforgettable", "wonderful", "worst", "frustrating", "annoying", "sad", "unfair", "ridiculous",
+    })
+
+HEDGE = phrase_pattern(
+    r"(?:(?:i|we)\s+(?:really\s+|honestly\s+|personally\s+)?"
+    r"(?:think|believe|feel|guess|suppose|reckon|suspect|would\s+say|'d\s+say)"
+    r"(?:\s+(?:that|like))?|in\s+(?:my|our)\s+(?:opinion|view)|(?:please\s+)?(?:note|keep\s+in\s+mind|"
+    r"be\s+aware|remember)(?:\s+that)?|just\s+so\s+you\s+know)[\s,]+",
+)
+AFFECT = phrase_pattern(
+    r"(?:i|we)\s+(?:really\s+|absolutely\s+|just\s+|truly\s+)?"
+    r"(?:love|like|adore|hate|enjoy|prefer|dislike|admire|loved|liked|adored|hated|enjoyed)\b",
+)
+EXCLAMATIVE = phrase_pattern(r"what\s+an?\b")
+
+# --------------------------------------------------------------------------- courtesy
+
+# Segments that are courtesy whatever else they contain.
+_ALWAYS_COURTESY = (
+    r"(?:many\s+|huge\s+|big\s+)?thanks?\b(?!\s+to\b)",
+    r"thank\s+you\b",
+    r"(?:you're|you\s+are)\s+(?:very\s+|most\s+)?welcome\b",
+    r"(?:no\s+problem|no\s+worries|my\s+pleasure|anytime)\b",
+    (r"(?:(?:i|we)(?:'m|'re|'d\s+be|\s+am|\s+are|\s+would\s+be)\s+)?(?:so\s+|very\s+|more\s+than\s+|always\s+)?"
+    r"(?:happy|glad|pleased|delighted)\s+to\s+(?:help|assist|hear)\b"),
+    r"(?:please\s+)?(?:let\s+(?:me|us)\s+know|feel\s+free|(?:don't|do\s+not)\s+hesitate)\b",
+    r"(?:(?:i|we)\s+)?hope\s+(?:this|that|it)\s+(?:helps|answers|clarifies)\b",
+    r"(?:i|we)\s+hope\s+you\b",
+    r"have\s+a\s+(?:great|good|nice|wonderful|lovely|fantastic)\b",
+    r"(?:great|good|excellent)\s+question\b",
+    r"(?:i'm|i\s+am|we're|we\s+are)\s+(?:always\s+)?here\s+(?:to\s+help|for\s+you)\b",
+    r"(?:is\s+there\s+)?anything\s+else\b",
+)
+# Greetings and sign-offs: only when the segment is short ("Hey Jude is a song" is not a greeting).
+_SHORT_COURTESY = (
+    r"(?:hi|hello|hey|hiya|howdy|greetings|welcome|dear)\b",
+    r"good\s+(?:morning|afternoon|evening|day|night)\b",
+    r"(?:best|kind|warm|warmest|many)\s+(?:regards|wishes)\b",
+    r"(?:regards|cheers|sincerely|bye|goodbye|take\s+care|all\s+the\s+best|yours\s+(?:truly|sincerely))\b",
+)
+# Empathy and apology: dropped in source mode always, elsewhere when they carry no checkable fact.
+_SOFT_COURTESY = (
+    r"(?:i'm|i\s+am|we're|we\s+are)\s+(?:so\s+|very\s+|really\s+|truly\s+|terribly\s+|deeply\s+|extremely\s+)?sorry\b",
+    r"sorry\b",
+    r"(?:my|our)\s+(?:sincere\s+|deepest\s+)?apologies\b",
+    r"(?:i|we)\s+(?:sincerely\s+)?apologi[sz]e\b",
+    (r"(?:i|we)\s+(?:completely\s+|totally\s+|fully\s+|really\s+|absolutely\s+|truly\s+|definitely\s+|can\s+|do\s+)?"
+    r"(?:understand|hear\s+you|get\s+it|see\s+how|know\s+how|imagine|appreciate)\b"),
+    r"(?:that|this)\s+(?:must|would|can|could)\s+(?:be|feel)\b",
+    (r"(?:that|this)\s+(?:sounds|is|seems)\s+(?:so\s+|really\s+|very\s+)?"
+    r"(?:frustrating|annoying|stressful|difficult|hard|upsetting|disappointing|inconvenient)\b"),
+    r"(?:don't|do\s+not|no\s+need\s+to|not\s+to)\s+worry\b",
+    r"rest\s+assured$",
+)
+# Bare interjections, dropped only as a whole segment at the start or end of a sentence.
+_INTERJECTIONS = (
+    (r"(?:sure|certainly|absolutely|of\s+course|okay|ok|yes|yeah|no|oh|ah|well|wow|hmm|alright|all\s+right|"
+    r"right|great|perfect|indeed|got\s+it|i\s+see|understood|sounds\s+good|unfortunately|sadly|"
+    r"regrettably|actually|basically|honestly|frankly|personally|oh\s+no|oh\s+dear)$"),
+)
+
+ALWAYS_COURTESY = phrase_pattern(*_ALWAYS_COURTESY)
+SHORT_COURTESY = phrase_pattern(*_SHORT_COURTESY)
+SOFT_COURTESY = phrase_pattern(*_SOFT_COURTESY)
+INTERJECTION = phrase_pattern(*_INTERJECTIONS)
+SHORT_COURTESY_MAX_WORDS = 5
+
+# "It" that points at nothing: "It has been 14 days since", "It is estimated that", "It seems".
+EXPLETIVE_IT = phrase_pattern(
+    r"it(?:\s+(?:seems|seemed|appears|appeared|takes|took|means|meant)\b"
+    r"|(?:'s|\s+is|\s+was|\s+has\s+been|\s+had\s+been|\s+will\s+be)\s+(?:\S+\s+){0,4}?(?:since|ago)\b"
+    r"|(?:'s|\s+is|\s+was)\s+(?:not\s+)?(?:very\s+)?(?:estimated|believed|said|thought|reported|known|likely|"
+    r"unlikely|possible|impossible|important|true|false|clear|unclear|necessary|easy|hard|difficult|"
+    r"common|rare|raining|snowing|sunny|cold|hot|warm|late|early|time)\b)",
+)
