@@ -6,6 +6,8 @@ import pytest
 
 from tests.fakes import FakeWorld
 
+pytest_plugins = ["tests.unit.kb_fixtures"]
+
 
 @pytest.fixture(autouse=True)
 def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> None:

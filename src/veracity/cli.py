@@ -183,6 +183,9 @@ def _register_knowledge_base_commands() -> None:
     main.add_command(kb_group, name="kb")
 
 
+_register_knowledge_base_commands()
+
+
 
 class _nullcontext:
     def __enter__(self):

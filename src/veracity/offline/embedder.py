@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import threading
 from collections import OrderedDict
 from importlib import resources
 from typing import Sequence
@@ -45,6 +46,7 @@ class Embedder:
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
+        self._cache_lock = threading.Lock()  # the judge and knowledge-base searches run in worker threads
 
     def _run(self, texts: Sequence[str]) -> np.ndarray:
         encodings = self._tokenizer.encode_batch(list(texts))
@@ -62,14 +64,15 @@ class Embedder:
         """Return one normalised float32 vector per text (shape: len(texts) x 384)."""
         result = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         missing: dict[bytes, list[int]] = {}
-        for index, text in enumerate(texts):
-            key = _key(text)
-            cached = self._cache.get(key)
-            if cached is not None:
-                self._cache.move_to_end(key)
-                result[index] = cached
-            else:
-                missing.setdefault(key, []).append(index)
+        with self._cache_lock:
+            for index, text in enumerate(texts):
+                key = _key(text)
+                cached = self._cache.get(key)
+                if cached is not None:
+                    self._cache.move_to_end(key)
+                    result[index] = cached
+                else:
+                    missing.setdefault(key, []).append(index)
         keys = list(missing)
         # Sorting by length keeps padding small within each batch.
         keys.sort(key=lambda k: len(texts[missing[k][0]]))
@@ -88,9 +91,11 @@ class Embedder:
             self._remember(_key(text), np.asarray(vector, dtype=np.float32))
 
     def _remember(self, key: bytes, vector: np.ndarray) -> None:
-        self._cache[key] = vector
-        if len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+        with self._cache_lock:
+            self._cache[key] = vector
+            self._cache.move_to_end(key)
+            if len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
 
 
 @functools.lru_cache(maxsize=1)

@@ -1,0 +1,38 @@
+"""Evidence from the local knowledge base (`veracity ingest`), searched in a worker thread."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+from veracity.contracts import SearchHit
+from veracity.errors import ToolError
+from veracity.kb import KnowledgeBase, KnowledgeBaseError, open_default_kb
+
+
+class KnowledgeBaseBackend:
+    """Search the user's documents indexed on disk: hybrid dense + BM25 retrieval over chunks.
+
+    With no `path`, the default knowledge base is used (`$VERACITY_KB` or the user data folder),
+    seeded with the demo notes if it does not exist yet. A missing or damaged knowledge base
+    raises `KnowledgeBaseError` here, with the fix; a failure during a search is a `ToolError`.
+    """
+
+    name = "kb"
+
+    def __init__(self, path: str | Path | None = None, *, knowledge_base: KnowledgeBase | None = None) -> None:
+        if knowledge_base is not None:
+            self.knowledge_base = knowledge_base
+        elif path is None:
+            self.knowledge_base = open_default_kb()
+        else:
+            self.knowledge_base = KnowledgeBase(path)
+        self.knowledge_base.verify()
+
+    async def search(self, query: str, *, limit: int) -> list[SearchHit]:
+        """The best `limit` chunks for `query`; their sentence vectors are primed in the embedder cache."""
+        try:
+            return await asyncio.to_thread(self.knowledge_base.search, query, limit)
+        except (KnowledgeBaseError, OSError, sqlite3.Error) as exc:
+            raise ToolError("unavailable", f"knowledge base search failed: {exc}", transient=False) from exc

@@ -1,0 +1,210 @@
+"""Cut a document into overlapping chunks of whole sentences, as a stream.
+
+Token counts are an approximation, not the embedding model's tokenizer: a text counts as
+`words x 1.3` tokens, or `characters / 4` when that is larger (text with few spaces, such as
+Chinese or long identifiers). It is cheap, and close to WordPiece counts for English prose.
+
+Each chunk's text is an exact slice of the document, `text[start:end]`, so offsets map back.
+A chunk is made of whole sentences up to `chunk_tokens`; the next chunk starts with the last
+sentences of the previous one, up to `overlap_tokens` (a single longer sentence is not
+repeated). A sentence longer than a whole chunk is cut between words.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from veracity.offline.sentences import split_sentences
+
+DEFAULT_CHUNK_TOKENS = 600
+DEFAULT_OVERLAP_TOKENS = 72
+"""About 12% of a default chunk."""
+OVERLAP_SHARE = 0.12
+
+_WORD = re.compile(r"\S+")
+_LAST_SPACE = re.compile(r"\s+(?=\S*\Z)")
+
+
+def count_tokens(text: str) -> int:
+    """Approximate token count: max(words x 1.3, characters / 4), at least 1."""
+    return max(1, math.ceil(max(len(text.split()) * 1.3, len(text) / 4)))
+
+
+@dataclass(frozen=True)
+class ChunkSettings:
+    """How documents are cut: target tokens per chunk and tokens shared with the previous chunk."""
+
+    chunk_tokens: int = DEFAULT_CHUNK_TOKENS
+    overlap_tokens: int = DEFAULT_OVERLAP_TOKENS
+
+    @classmethod
+    def resolve(cls, chunk_tokens: int | None, overlap_tokens: int | None,
+                base: ChunkSettings | None = None) -> ChunkSettings:
+        """Settings from optional choices: what is not given comes from `base` (default: the defaults);
+        a new chunk size without an overlap gets an overlap of 12% of it."""
+        base = base or cls()
+        if overlap_tokens is None:
+            overlap_tokens = base.overlap_tokens if chunk_tokens is None else round(chunk_tokens * OVERLAP_SHARE)
+        return cls(chunk_tokens if chunk_tokens is not None else base.chunk_tokens, overlap_tokens)
+
+    def __post_init__(self) -> None:
+        if self.chunk_tokens < 20:
+            raise ValueError(f"chunk_tokens must be at least 20, not {self.chunk_tokens}")
+        if not 0 <= self.overlap_tokens <= self.chunk_tokens // 2:
+            raise ValueError(
+                f"overlap_tokens must be between 0 and half of chunk_tokens ({self.chunk_tokens // 2}), "
+                f"not {self.overlap_tokens}"
+            )
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A slice of a document: its position among the document's chunks, [start, end) offsets and text."""
+
+    index: int
+    start: int
+    end: int
+    text: str
+
+
+class _Unit(NamedTuple):
+    """A sentence (or a piece of an over-long one) by its document offsets."""
+
+    start: int
+    end: int
+    tokens: int
+
+
+def _pieces_of_long_sentence(text: str, base: int, start: int, end: int, limit: int) -> Iterator[_Unit]:
+    """Cut text[start:end] (offsets relative to `text`, which begins at document offset `base`) between words."""
+    piece_start = piece_end = None
+    piece_tokens = 0.0
+    for word in _WORD.finditer(text, start, end):
+        word_tokens = max(1.3, (len(word.group()) + 1) / 4)  # + 1: the space after it counts too
+        if word_tokens > limit:  # one "word" longer than a chunk: cut it by characters
+            if piece_start is not None:
+                yield _Unit(base + piece_start, base + piece_end, math.ceil(piece_tokens))
+                piece_start, piece_tokens = None, 0.0
+            step = limit * 4
+            for cut in range(word.start(), word.end(), step):
+                stop = min(cut + step, word.end())
+                yield _Unit(base + cut, base + stop, count_tokens(text[cut:stop]))
+            continue
+        if piece_start is not None and piece_tokens + word_tokens > limit:
+            yield _Unit(base + piece_start, base + piece_end, math.ceil(piece_tokens))
+            piece_start, piece_tokens = None, 0.0
+        if piece_start is None:
+            piece_start = word.start()
+        piece_end = word.end()
+        piece_tokens += word_tokens
+    if piece_start is not None:
+        yield _Unit(base + piece_start, base + piece_end, max(1, math.ceil(piece_tokens)))
+
+
+class _ChunkBuilder:
+    """Packs units into chunks and starts each chunk with the overlap of the previous one."""
+
+    def __init__(self, settings: ChunkSettings) -> None:
+        self.settings = settings
+        self.units: list[_Unit] = []
+        self.fresh = False  # whether `units` holds anything not yet emitted
+        self.index = 0
+
+    def add(self, unit: _Unit, window: str, window_start: int) -> Chunk | None:
+        """Add a unit; return the chunk it completed, if any."""
+        emitted = None
+        if self.units and sum(u.tokens for u in self.units) + unit.tokens > self.settings.chunk_tokens:
+            emitted = self.emit(window, window_start)
+            self.units = self._overlap()
+            if sum(u.tokens for u in self.units) + unit.tokens > self.settings.chunk_tokens:
+                self.units = []
+        self.units.append(unit)
+        self.fresh = True
+        return emitted
+
+    def emit(self, window: str, window_start: int) -> Chunk | None:
+        """The chunk of the units collected so far (None if they were all emitted already)."""
+        if not self.fresh:
+            return None
+        start, end = self.units[0].start, self.units[-1].end
+        chunk = Chunk(self.index, start, end, window[start - window_start:end - window_start])
+        self.index += 1
+        self.fresh = False
+        return chunk
+
+    def _overlap(self) -> list[_Unit]:
+        kept: list[_Unit] = []
+        budget = self.settings.overlap_tokens
+        for unit in reversed(self.units):
+            if unit.tokens > budget:
+                break
+            kept.insert(0, unit)
+            budget -= unit.tokens
+        return kept
+
+    @property
+    def first_start(self) -> int | None:
+        """Document offset of the earliest text the builder may still need."""
+        return self.units[0].start if self.units else None
+
+
+def chunk_stream(pieces: Iterable[str], settings: ChunkSettings | None = None) -> Iterator[Chunk]:
+    """Chunk a document given as consecutive pieces of text; yields chunks as soon as they are complete.
+
+    Only the unfinished chunk and the sentence being read are kept in memory, never the whole document.
+    """
+    settings = settings or ChunkSettings()
+    builder = _ChunkBuilder(settings)
+    max_pending = settings.chunk_tokens * 8  # characters of an unfinished sentence held before forcing a cut
+    window, window_start, scan = "", 0, 0  # window = document text from window_start; scan = first unsplit offset
+
+    def units(final: bool) -> Iterator[_Unit]:
+        nonlocal scan
+        local = scan - window_start
+        sentences = split_sentences(window[local:])
+        spans = [(local + s.start, local + s.end) for s in sentences]
+        if not final and spans:
+            # The last sentence may continue in the next piece: keep it back unless it grew too long.
+            held_start, _ = spans.pop()
+            if len(window) - held_start > max_pending:
+                space = _LAST_SPACE.search(window, held_start)
+                if space and space.start() > held_start:
+                    spans.append((held_start, space.start()))
+                    held_start = space.end()
+                else:  # no space at all: cut where the text ends for now
+                    spans.append((held_start, len(window)))
+                    held_start = len(window)
+            scan = window_start + held_start
+        elif spans:
+            scan = window_start + spans[-1][1]
+        for start, end in spans:
+            text = window[start:end]
+            tokens = count_tokens(text)
+            if tokens > settings.chunk_tokens:
+                yield from _pieces_of_long_sentence(window, window_start, start, end, settings.chunk_tokens)
+            else:
+                yield _Unit(window_start + start, window_start + end, tokens)
+
+    def feed(final: bool) -> Iterator[Chunk]:
+        nonlocal window, window_start
+        for unit in units(final):
+            if (chunk := builder.add(unit, window, window_start)) is not None:
+                yield chunk
+        keep_from = min(scan, builder.first_start if builder.first_start is not None else scan)
+        window, window_start = window[keep_from - window_start:], keep_from
+
+    for piece in pieces:
+        window += piece
+        yield from feed(final=False)
+    yield from feed(final=True)
+    if (chunk := builder.emit(window, window_start)) is not None:
+        yield chunk
+
+
+def chunk_text(text: str, settings: ChunkSettings | None = None) -> list[Chunk]:
+    """Chunk a whole document held in memory (see `chunk_stream`)."""
+    return list(chunk_stream([text], settings))

@@ -1,0 +1,316 @@
+"""`KnowledgeBase`: the local index of the user's documents, searched by the `kb` evidence backend."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from veracity.contracts import SearchHit
+from veracity.kb import metadata
+from veracity.kb.chunking import ChunkSettings
+from veracity.kb.errors import KnowledgeBaseError, missing
+from veracity.kb.generation import open_metadata, verify
+from veracity.kb.ingest import (
+    FileResult,
+    Ingester,
+    IngestProgress,
+    IngestReport,
+    skipped_result,
+)
+from veracity.kb.loaders import STREAM_THRESHOLD
+from veracity.kb.lock import LOCK_NAME, writer_lock
+from veracity.kb.manifest import (
+    GENERATION_PREFIX,
+    MANIFEST_NAME,
+    TEMPORARY_PREFIX,
+    Manifest,
+    is_knowledge_base,
+    read_manifest,
+)
+from veracity.kb.paths import default_kb_path
+from veracity.kb.sources import DEMO_PREFIX, Source, demo_sources, discover
+
+if TYPE_CHECKING:
+    from veracity.kb.builder import GenerationBuilder
+    from veracity.kb.index import IndexReader
+    from veracity.offline.embedder import Embedder
+
+
+@dataclass(frozen=True)
+class KnowledgeBaseStats:
+    """Figures shown by `veracity kb stats`."""
+
+    location: Path
+    model_id: str
+    dimensions: int
+    documents: int
+    chunks: int
+    sentences: int
+    size_bytes: int
+    chunk_tokens: int
+    overlap_tokens: int
+    token_count: str
+    created_at: str
+    updated_at: str
+
+
+def _manifest_identity(path: Path) -> tuple[int, int, int] | None:
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return status.st_ino, status.st_mtime_ns, status.st_size
+
+
+def _is_ours(name: str) -> bool:
+    return name in (LOCK_NAME, MANIFEST_NAME) or name.startswith((GENERATION_PREFIX, TEMPORARY_PREFIX))
+
+
+def _size_on_disk(folder: Path) -> int:
+    total = 0
+    for root, _, files in os.walk(folder):
+        for name in files:
+            try:
+                total += (Path(root) / name).stat().st_size
+            except OSError:  # deleted meanwhile by a concurrent ingest
+                pass
+    return total
+
+
+def _match(target: str | Path) -> tuple[str, str | None]:
+    """The document key `target` names exactly, and the key prefix of the documents under it."""
+    text = str(target)
+    if text.startswith(DEMO_PREFIX):
+        return text, DEMO_PREFIX if text == DEMO_PREFIX else None
+    resolved = str(Path(text).expanduser().resolve())
+    return resolved, resolved.rstrip(os.sep) + os.sep
+
+
+class KnowledgeBase:
+    """A knowledge base folder: ingest documents into it, search it, list and remove what it holds.
+
+    The index is loaded on the first search and kept; a change made by another process (or
+    another `KnowledgeBase` object) is picked up on the next search.
+    """
+
+    def __init__(self, path: str | Path | None = None, *, embedder: Embedder | None = None) -> None:
+        self.path = Path(path).expanduser() if path is not None else default_kb_path()
+        self._embedder = embedder
+        self._reader: IndexReader | None = None
+        self._reader_identity: tuple[int, int, int] | None = None
+        self._loading = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"KnowledgeBase({str(self.path)!r})"
+
+    @property
+    def embedder(self) -> Embedder:
+        """The sentence embedder (the process-wide default unless one was given)."""
+        if self._embedder is None:
+            from veracity.offline.embedder import default_embedder
+
+            self._embedder = default_embedder()
+        return self._embedder
+
+    # ------------------------------------------------------------------ state
+
+    def exists(self) -> bool:
+        """Whether the folder holds a knowledge base (usable or not)."""
+        return is_knowledge_base(self.path)
+
+    def _read_manifest(self) -> Manifest | None:
+        from veracity.offline.embedder import DIMENSIONS, MODEL_ID
+
+        return read_manifest(self.path, model_id=MODEL_ID, dimensions=DIMENSIONS)
+
+    def manifest(self) -> Manifest:
+        """The current manifest; `KnowledgeBaseError` if there is no usable knowledge base."""
+        manifest = self._read_manifest()
+        if manifest is None:
+            raise missing(self.path)
+        return manifest
+
+    def verify(self) -> Manifest:
+        """Check, without loading the index, that the knowledge base exists and its files look intact."""
+        manifest = self.manifest()
+        verify(self.path, manifest)
+        return manifest
+
+    def load(self) -> IndexReader:
+        """The loaded index for the current generation (loaded once, reloaded after a change)."""
+        identity = _manifest_identity(self.path / MANIFEST_NAME)
+        reader = self._reader
+        if reader is not None and identity == self._reader_identity:
+            return reader
+        from veracity.kb.index import IndexReader
+
+        with self._loading:
+            if self._reader is not None and identity == self._reader_identity:
+                return self._reader
+            for attempt in (1, 2):
+                manifest = self.manifest()
+                try:
+                    reader = IndexReader(self.path, manifest)
+                    break
+                except KnowledgeBaseError:
+                    # A concurrent ingest may have swapped generations while we read: try the new one once.
+                    if attempt == 2 or _manifest_identity(self.path / MANIFEST_NAME) == identity:
+                        raise
+                    identity = _manifest_identity(self.path / MANIFEST_NAME)
+            self._reader, self._reader_identity = reader, identity
+            return reader
+
+    # ------------------------------------------------------------------ search
+
+    def search(self, query: str, limit: int = 5) -> list[SearchHit]:
+        """The best `limit` chunks for `query` by hybrid search (dense + BM25, reciprocal-rank fusion).
+
+        Each hit's title is the document title, url the document path (or `demo:<name>`), text the
+        chunk and score the fused score. The sentence vectors of the returned chunks are put in
+        the embedder's cache, so embedding those sentences again costs nothing.
+        """
+        reader = self.load()
+        if limit < 1 or not query.strip() or reader.manifest.chunks == 0:
+            return []
+        query_vector = self.embedder.embed([query])[0]
+        hits, texts, vectors = reader.hits(reader.rank(query, query_vector, limit))
+        if texts:
+            self.embedder.prime(texts, np.concatenate(vectors))
+        return hits
+
+    # ------------------------------------------------------------------ writing
+
+    def ingest(self, paths: Iterable[str | Path], *, replace: bool = False, demo: bool = False,
+               chunk_tokens: int | None = None, overlap_tokens: int | None = None,
+               progress: IngestProgress | None = None, stream_threshold: int = STREAM_THRESHOLD,
+               lock_timeout: float | None = None) -> IngestReport:
+        """Index files and folders (recursively) of .txt, .md, .html/.htm and .pdf.
+
+        `replace` rebuilds the knowledge base from these documents only (it also repairs a damaged
+        one); otherwise they are added: unchanged files are skipped, changed ones replaced.
+        `demo` adds the bundled demo notes. Chunk settings not given are the knowledge base's own.
+        """
+        sources, skipped = discover(paths)
+        if demo:
+            sources = demo_sources() + sources
+        return self.ingest_sources(
+            sources, skipped=[skipped_result(s) for s in skipped], replace=replace, chunk_tokens=chunk_tokens,
+            overlap_tokens=overlap_tokens, progress=progress, stream_threshold=stream_threshold,
+            lock_timeout=lock_timeout,
+        )
+
+    def ingest_sources(self, sources: Sequence[Source], *, skipped: Sequence[FileResult] = (),
+                       replace: bool = False, chunk_tokens: int | None = None, overlap_tokens: int | None = None,
+                       progress: IngestProgress | None = None, stream_threshold: int = STREAM_THRESHOLD,
+                       lock_timeout: float | None = None) -> IngestReport:
+        """Index the given sources (see `ingest`); `skipped` are reported as they are."""
+        progress = progress or IngestProgress()
+        started = time.perf_counter()
+        self._check_folder()
+        with writer_lock(self.path, on_wait=progress.waiting_for_lock, timeout=lock_timeout):
+            previous = None if replace else self._read_manifest()
+            base = previous.settings if previous else None
+            settings = ChunkSettings.resolve(chunk_tokens, overlap_tokens, base)
+            if previous is not None and settings != previous.settings:
+                raise KnowledgeBaseError(
+                    f"the knowledge base at {self.path} cuts chunks of {base.chunk_tokens} tokens with "
+                    f"{base.overlap_tokens} overlap; to change that, rebuild it: "
+                    f"veracity ingest --replace --kb {self.path} --chunk-tokens N PATH..."
+                )
+            progress.started(len(sources) + len(skipped))
+            for result in skipped:
+                progress.file_finished(result)
+            builder = self._builder(previous, settings)
+            try:
+                ingester = Ingester(builder, self.embedder, settings=settings, progress=progress,
+                                    stream_threshold=stream_threshold)
+                results = [*skipped, *ingester.ingest(list(sources))]
+                self._finish(builder)
+            except BaseException:
+                builder.abort()
+                raise
+        return IngestReport(results, time.perf_counter() - started)
+
+    def remove(self, targets: Iterable[str | Path], *, progress: IngestProgress | None = None,
+               lock_timeout: float | None = None) -> IngestReport:
+        """Remove documents: a file's path, every document under a folder, `demo:<name>`, or `demo:` for all demo notes.
+
+        A target that matches nothing is reported as skipped.
+        """
+        progress = progress or IngestProgress()
+        started = time.perf_counter()
+        results: list[FileResult] = []
+        self.manifest()  # fail before the lock creates anything where there is no knowledge base
+        with writer_lock(self.path, on_wait=progress.waiting_for_lock, timeout=lock_timeout):
+            previous = self.manifest()
+            builder = self._builder(previous, previous.settings)
+            try:
+                removed: set[int] = set()
+                for target in targets:
+                    matches = [(i, p) for i, p in builder.matching(*_match(target)) if i not in removed]
+                    if not matches:
+                        results.append(FileResult(str(target), "skipped", reason="no indexed document at or under it"))
+                    for document_id, path in matches:
+                        builder.remove(document_id)
+                        removed.add(document_id)
+                        results.append(FileResult(path, "removed"))
+                self._finish(builder)
+            except BaseException:
+                builder.abort()
+                raise
+        return IngestReport(results, time.perf_counter() - started)
+
+    def _builder(self, previous: Manifest | None, settings: ChunkSettings) -> GenerationBuilder:
+        from veracity.kb.builder import GenerationBuilder
+        from veracity.offline.embedder import DIMENSIONS, MODEL_ID
+
+        return GenerationBuilder(self.path, previous, settings, model_id=MODEL_ID, dimensions=DIMENSIONS)
+
+    def _finish(self, builder: GenerationBuilder) -> None:
+        """Commit a builder that changed something (nothing changes on disk otherwise)."""
+        if builder.changed:
+            builder.commit()
+        else:
+            builder.abort()
+
+    def _check_folder(self) -> None:
+        """Refuse to write a knowledge base into a file, or into a folder that holds other things."""
+        if self.path.exists() and not self.path.is_dir():
+            raise KnowledgeBaseError(f"{self.path} is a file, not a knowledge base folder; choose another --kb")
+        if self.path.is_dir():
+            # Anything a writer (maybe a concurrent one) creates is ours; anything else is the user's.
+            others = [entry.name for entry in self.path.iterdir() if not _is_ours(entry.name)]
+            if others:
+                raise KnowledgeBaseError(
+                    f"{self.path} is not empty and holds no knowledge base (it contains {others[0]!r}); "
+                    "choose a new or empty folder for --kb"
+                )
+
+    # ------------------------------------------------------------------ management
+
+    def documents(self) -> list[metadata.DocumentInfo]:
+        """Every indexed document, ordered by path (without loading the index)."""
+        manifest = self.manifest()
+        connection = open_metadata(self.path, manifest.files(self.path), readonly=True)
+        try:
+            return metadata.list_documents(connection)
+        finally:
+            connection.close()
+
+    def stats(self) -> KnowledgeBaseStats:
+        """Counts, size on disk, location, model and chunk settings."""
+        manifest = self.verify()
+        size = _size_on_disk(self.path)
+        return KnowledgeBaseStats(
+            location=self.path.resolve(), model_id=manifest.model_id, dimensions=manifest.dimensions,
+            documents=manifest.documents, chunks=manifest.chunks, sentences=manifest.sentences, size_bytes=size,
+            chunk_tokens=manifest.chunk_tokens, overlap_tokens=manifest.overlap_tokens,
+            token_count=manifest.token_count, created_at=manifest.created_at, updated_at=manifest.updated_at,
+        )

@@ -1,0 +1,282 @@
+"""Command-line interface for the local knowledge base: `veracity ingest` and `veracity kb stats|list|remove`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Column, Table
+
+from veracity.kb import (
+    FileResult,
+    IngestProgress,
+    IngestReport,
+    KnowledgeBase,
+    KnowledgeBaseError,
+)
+from veracity.kb.paths import KB_ENV
+
+EXIT_OK = 0
+EXIT_SKIPPED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+INGEST_EXIT_CODES = """\b
+Exit codes:
+  0  every file is indexed (or was already, unchanged)
+  1  done, but some files were skipped; the reasons are listed
+  2  bad usage, or the knowledge base is unusable, busy or cannot be written
+     (nothing indexed before is lost)"""
+
+KB_EXIT_CODES = """\b
+Exit codes:
+  0  done
+  1  (remove) some PATH matched no indexed document
+  2  bad usage, or no usable knowledge base at the location"""
+
+kb_option = click.option(
+    "--kb", "kb_path", type=click.Path(path_type=Path), default=None, metavar="PATH",
+    help=f"Knowledge base folder (default: ${KB_ENV} if set, else the user data folder, "
+         "e.g. ~/.local/share/veracity/kb).",
+)
+
+
+def _fail(err: Console, exc: Exception) -> None:
+    err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+    sys.exit(EXIT_USAGE)
+
+
+def _chunks(count: int) -> str:
+    return f"{count} chunk" if count == 1 else f"{count} chunks"
+
+
+def _size(count: int) -> str:
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if count < 1024 or unit == "GB":
+            return f"{count} {unit}" if unit == "bytes" else f"{count:.1f} {unit}"
+        count /= 1024
+    return ""
+
+
+class CliProgress(IngestProgress):
+    """Ingest progress on stderr: a rich progress bar on a terminal, one plain line per file otherwise."""
+
+    def __init__(self, err: Console, kb: Path) -> None:
+        self.err = err
+        self.kb = kb
+        self.total = 0
+        self.done = 0
+        self.chunks = 0
+        self.bar = None
+        self.task = None
+
+    def waiting_for_lock(self, lock_path: Path) -> None:
+        """Say that another ingest runs, and that this one waits for it."""
+        self.err.print(f"[dim]veracity: another ingest into {self.kb} is running; waiting for it to finish "
+                       f"(lock: {lock_path})…[/]", highlight=False)
+
+    def started(self, files: int) -> None:
+        """Start the bar (terminal only)."""
+        self.total = files
+        if self.err.is_terminal:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            self.bar = Progress(
+                TextColumn("[bold]ingest[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("files"),
+                TextColumn("{task.fields[chunks]} chunks"), TimeElapsedColumn(), TextColumn("{task.description}", markup=False),
+                console=self.err, transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task("", total=files, chunks=0)
+
+    def file_started(self, key: str) -> None:
+        """Show the file being read."""
+        if self.bar is not None:
+            self.bar.update(self.task, description=Path(key).name)
+
+    def chunks_indexed(self, key: str, count: int) -> None:
+        """Count chunks as they are written."""
+        self.chunks += count
+        if self.bar is not None:
+            self.bar.update(self.task, chunks=self.chunks)
+
+    def file_finished(self, result: FileResult) -> None:
+        """Advance the bar, or print a line."""
+        self.done += 1
+        if self.bar is not None:
+            self.bar.update(self.task, advance=1)
+            return
+        detail = f" ({result.reason})" if result.reason else f" ({_chunks(result.chunks)})" if result.chunks else ""
+        self.err.print(f"veracity: [{self.done}/{self.total}] {result.status} {result.key}{detail}",
+                       highlight=False, markup=False, soft_wrap=True)
+
+    def stop(self) -> None:
+        """Remove the bar."""
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+def _print_report(out: Console, kb: Path, report: IngestReport, verb: str) -> None:
+    out.print(f"{verb} {kb}: {report.summary()} in {report.seconds:.1f} s.", highlight=False, soft_wrap=True)
+    if skipped := report.with_status("skipped"):
+        out.print("Skipped:", highlight=False)
+        for result in skipped:
+            out.print(f"  {result.key}: {result.reason}", highlight=False, markup=False, soft_wrap=True)
+    noted = [result for result in report.results if result.notes]
+    if noted:
+        out.print("Notes:", highlight=False)
+        for result in noted:
+            out.print(f"  {result.key}: {'; '.join(result.notes)}", highlight=False, markup=False, soft_wrap=True)
+
+
+@click.command("ingest", epilog=INGEST_EXIT_CODES, short_help="Add documents to the local knowledge base.")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@kb_option
+@click.option("--replace", is_flag=True,
+              help="Rebuild the knowledge base from PATHs only: everything indexed before, demo notes included, "
+                   "is dropped. Also the way to repair a damaged or incompatible knowledge base.")
+@click.option("--demo", is_flag=True, help="Also index the bundled demo notes (listed as demo:<name>.md).")
+@click.option("--chunk-tokens", type=click.IntRange(20, 8192), default=None,
+              help="Tokens per chunk, approximately (words x 1.3). Default: 600, or what the knowledge base uses.")
+@click.option("--overlap-tokens", type=click.IntRange(0), default=None,
+              help="Tokens each chunk repeats from the previous one, at most half a chunk "
+                   "(default: 12% of --chunk-tokens, i.e. 72).")
+def ingest_command(paths, kb_path, replace, demo, chunk_tokens, overlap_tokens) -> None:
+    """Add documents to the local knowledge base searched by the `kb` evidence backend.
+
+    PATHs are files or folders (searched recursively) of .txt, .md, .html/.htm and .pdf. Other
+    files are skipped with a note; hidden files and folders are ignored. A file unchanged since
+    it was last ingested is left as is; a changed file replaces its old version. Text that is
+    not UTF-8 is read with replacement characters, and files over 20 MB are read as a stream.
+
+    A fresh install's knowledge base holds a few demo notes; plain ingest adds to them, and
+    --replace starts over. A knowledge base created by ingest holds only what you give it
+    (add --demo for the notes).
+
+    \b
+    Examples:
+      veracity ingest notes/ handbook.pdf
+      veracity ingest --replace --kb ./kb docs/
+      veracity ingest --demo
+    """
+    err = Console(stderr=True)
+    if not paths and not demo:
+        raise click.UsageError("give the files or folders to ingest (or --demo for the demo notes)")
+    kb = KnowledgeBase(kb_path)
+    progress = CliProgress(err, kb.path)
+    try:
+        report = kb.ingest(paths, replace=replace, demo=demo, chunk_tokens=chunk_tokens,
+                           overlap_tokens=overlap_tokens, progress=progress)
+    except (KnowledgeBaseError, ValueError) as exc:
+        progress.stop()
+        _fail(err, exc)
+    except KeyboardInterrupt:
+        progress.stop()
+        err.print("[bold red]interrupted:[/] the knowledge base is unchanged", highlight=False)
+        sys.exit(EXIT_INTERRUPTED)
+    progress.stop()
+    _print_report(Console(), kb.path, report, "Indexed into" if report.changed else "Nothing changed in")
+    sys.exit(EXIT_SKIPPED if report.with_status("skipped") else EXIT_OK)
+
+
+@click.group("kb", short_help="Inspect and manage the local knowledge base.")
+def kb_group() -> None:
+    """Inspect and manage the local knowledge base (add documents with `veracity ingest`)."""
+
+
+@kb_group.command("stats", epilog=KB_EXIT_CODES, short_help="Show counts, size on disk, location and model.")
+@kb_option
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def stats_command(kb_path, as_json) -> None:
+    """Show documents, chunks, sentences, size on disk, location and embedding model.
+
+    \b
+    Example:
+      veracity kb stats --kb ./kb
+    """
+    try:
+        stats = KnowledgeBase(kb_path).stats()
+    except KnowledgeBaseError as exc:
+        _fail(Console(stderr=True), exc)
+    if as_json:
+        click.echo(json.dumps({**asdict(stats), "location": str(stats.location)}, indent=2))
+        return
+    table = Table.grid(padding=(0, 2))
+    for label, value in (
+        ("Location", str(stats.location)),
+        ("Documents", f"{stats.documents:,}"),
+        ("Chunks", f"{stats.chunks:,}"),
+        ("Sentences", f"{stats.sentences:,}"),
+        ("Size on disk", _size(stats.size_bytes)),
+        ("Model", f"{stats.model_id} ({stats.dimensions} dimensions)"),
+        ("Chunking", f"{stats.chunk_tokens} tokens, {stats.overlap_tokens} overlap; tokens {stats.token_count}"),
+        ("Updated", stats.updated_at),
+    ):
+        table.add_row(f"[bold]{label}[/]", value)
+    Console().print(table, highlight=False)
+
+
+@kb_group.command("list", epilog=KB_EXIT_CODES, short_help="List the indexed documents.")
+@kb_option
+@click.option("--json", "as_json", is_flag=True, help="Print the documents as JSON.")
+def list_command(kb_path, as_json) -> None:
+    """List the indexed documents: path (or demo:<name>), title, chunks and when each was ingested.
+
+    \b
+    Example:
+      veracity kb list --json
+    """
+    try:
+        documents = KnowledgeBase(kb_path).documents()
+    except KnowledgeBaseError as exc:
+        _fail(Console(stderr=True), exc)
+    if as_json:
+        click.echo(json.dumps([asdict(document) for document in documents], indent=2))
+        return
+    table = Table(Column("Path", overflow="fold"), "Title", "Chunks", "Ingested at (UTC)")
+    for document in documents:
+        table.add_row(document.path, document.title, str(document.chunks), document.ingested_at[:16].replace("T", " "))
+    out = Console()
+    out.print(table, highlight=False)
+    out.print(f"{len(documents)} document(s)", highlight=False)
+
+
+@kb_group.command("remove", epilog=KB_EXIT_CODES, short_help="Remove documents (a file, a folder, demo notes).")
+@click.argument("paths", nargs=-1, required=True)
+@kb_option
+def remove_command(paths, kb_path) -> None:
+    """Remove documents: a file, every document under a folder, demo:<name>.md, or demo: for all demo notes.
+
+    The files themselves are not touched; they need not exist any more.
+
+    \b
+    Examples:
+      veracity kb remove notes/old.md
+      veracity kb remove notes/
+      veracity kb remove demo:
+    """
+    err = Console(stderr=True)
+    kb = KnowledgeBase(kb_path)
+    try:
+        report = kb.remove(paths, progress=CliProgress(err, kb.path))
+    except KnowledgeBaseError as exc:
+        _fail(err, exc)
+    out = Console()
+    removed = report.with_status("removed")
+    out.print(f"Removed {len(removed)} document(s) from {kb.path}.", highlight=False, soft_wrap=True)
+    for result in removed:
+        out.print(f"  {result.key}", highlight=False, markup=False, soft_wrap=True)
+    for result in report.with_status("skipped"):
+        out.print(f"Not found: {result.key} ({result.reason})", highlight=False, markup=False, soft_wrap=True)
+    sys.exit(EXIT_SKIPPED if report.with_status("skipped") else EXIT_OK)

@@ -1,0 +1,107 @@
+"""`veracity ingest` and `veracity kb stats|list|remove`: output, progress and exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.unit.kb_fixtures import AUSTRALIA, TOWER, write
+from veracity.kb import KB_ENV, KnowledgeBase
+from veracity.kb.manifest import MANIFEST_NAME
+from veracity.kb_cli import ingest_command, kb_group
+
+
+
+@pytest.fixture
+def runner(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    monkeypatch.setenv("COLUMNS", "200")
+    return CliRunner()
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    write(tmp_path / "docs" / "australia.md", AUSTRALIA)
+    write(tmp_path / "docs" / "tower.txt", TOWER)
+    return tmp_path / "docs"
+
+
+def test_ingest_reports_progress_and_a_summary(runner: CliRunner, docs: Path, tmp_path: Path) -> None:
+    result = runner.invoke(ingest_command, [str(docs), "--kb", str(tmp_path / "kb")])
+    assert result.exit_code == 0, result.output
+    assert "added 2, updated 0, unchanged 0, skipped 0; 2 chunks indexed" in result.stdout
+    assert f"[2/2] added {(docs / 'tower.txt').resolve()} (1 chunk)" in result.stderr
+    again = runner.invoke(ingest_command, [str(docs), "--kb", str(tmp_path / "kb")])
+    assert again.exit_code == 0 and "Nothing changed in" in again.stdout and "unchanged 2" in again.stdout
+
+
+def test_skipped_files_are_listed_and_exit_1(runner: CliRunner, docs: Path, tmp_path: Path) -> None:
+    write(docs / "blob.txt", b"\x00\x01\x02")
+    write(docs / "slides.pptx", b"PK")
+    write(docs / "latin1.txt", "Caf\xe9 society.".encode("latin-1"))
+    result = runner.invoke(ingest_command, [str(docs), "--kb", str(tmp_path / "kb")])
+    assert result.exit_code == 1
+    assert "Skipped:" in result.stdout and "binary file" in result.stdout
+    assert "unsupported file type '.pptx'" in result.stdout
+    assert "Notes:" in result.stdout and "decoded with replacement" in result.stdout
+
+
+def test_ingest_usage_errors_exit_2(runner: CliRunner, docs: Path, tmp_path: Path) -> None:
+    assert runner.invoke(ingest_command, ["--kb", str(tmp_path / "kb")]).exit_code == 2
+    result = runner.invoke(ingest_command, [str(docs), "--kb", str(tmp_path / "kb"), "--chunk-tokens", "100",
+                                            "--overlap-tokens", "80"])
+    assert result.exit_code == 2 and "overlap_tokens" in result.stderr
+    result = runner.invoke(ingest_command, [str(docs / "tower.txt"), "--kb", str(docs)])
+    assert result.exit_code == 2 and "not empty and holds no knowledge base" in result.stderr
+
+
+def test_a_damaged_index_exits_2_with_the_fix_and_replace_repairs_it(runner: CliRunner, demo_kb: KnowledgeBase,
+                                                                     docs: Path) -> None:
+    (demo_kb.path / MANIFEST_NAME).write_text("{}")
+    result = runner.invoke(ingest_command, [str(docs), "--kb", str(demo_kb.path)])
+    assert result.exit_code == 2 and "veracity ingest --replace" in result.stderr
+    result = runner.invoke(ingest_command, [str(docs), "--replace", "--demo", "--kb", str(demo_kb.path)])
+    assert result.exit_code == 0, result.output
+    assert KnowledgeBase(demo_kb.path).stats().documents >= 14
+
+
+def test_stats_and_list(runner: CliRunner, demo_kb: KnowledgeBase) -> None:
+    stats = runner.invoke(kb_group, ["stats", "--kb", str(demo_kb.path)])
+    assert stats.exit_code == 0
+    for label in ("Location", "Documents", "Chunks", "Sentences", "Size on disk", "all-MiniLM-L6-v2-int8"):
+        assert label in stats.stdout
+    figures = json.loads(runner.invoke(kb_group, ["stats", "--json", "--kb", str(demo_kb.path)]).stdout)
+    assert figures["documents"] >= 12 and figures["location"] == str(demo_kb.path.resolve())
+
+    listing = runner.invoke(kb_group, ["list", "--kb", str(demo_kb.path)])
+    assert listing.exit_code == 0 and "demo:sydney-opera-house.md" in listing.stdout
+    assert "Sydney Opera House" in listing.stdout
+    documents = json.loads(runner.invoke(kb_group, ["list", "--json", "--kb", str(demo_kb.path)]).stdout)
+    assert {"path", "title", "chunks", "ingested_at"} <= set(documents[0])
+
+
+def test_kb_env_sets_the_location(runner: CliRunner, demo_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KB_ENV, str(demo_kb.path))
+    assert "demo:australia.md" in runner.invoke(kb_group, ["list"]).stdout
+
+
+def test_remove(runner: CliRunner, demo_kb: KnowledgeBase, docs: Path) -> None:
+    runner.invoke(ingest_command, [str(docs), "--kb", str(demo_kb.path)])
+    result = runner.invoke(kb_group, ["remove", str(docs), "demo:nile.md", "--kb", str(demo_kb.path)])
+    assert result.exit_code == 0 and "Removed 3 document(s)" in result.stdout
+    result = runner.invoke(kb_group, ["remove", str(docs), "--kb", str(demo_kb.path)])
+    assert result.exit_code == 1 and "Not found" in result.stdout
+
+
+def test_management_commands_without_a_knowledge_base_exit_2(runner: CliRunner, tmp_path: Path) -> None:
+    for args in (["stats"], ["list"], ["remove", "x.md"]):
+        result = runner.invoke(kb_group, [*args, "--kb", str(tmp_path / "none")])
+        assert result.exit_code == 2 and "no knowledge base at" in result.stderr
+
+
+def test_help_documents_exit_codes_and_examples(runner: CliRunner) -> None:
+    text = runner.invoke(ingest_command, ["--help"]).stdout
+    assert "Exit codes:" in text and "veracity ingest --replace" in text and ".pdf" in text
+    assert "Exit codes:" in runner.invoke(kb_group, ["remove", "--help"]).stdout

@@ -1,0 +1,141 @@
+"""Loading .txt, .md, .html and .pdf files, bad input, streaming, and finding files under folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.unit.kb_fixtures import minimal_pdf, write
+from veracity.kb.loaders import REPLACEMENT_NOTE, SkipDocument, load, strip_tags
+from veracity.kb.sources import Source, demo_sources, discover
+
+
+def text_of(path: Path, **options) -> tuple[str, str, list[str]]:
+    document = load(Source.from_path(path), **options)
+    text = "".join(document.pieces)
+    return document.title, text, document.notes
+
+
+def test_markdown_title_is_the_first_heading(tmp_path: Path) -> None:
+    path = write(tmp_path / "notes.md", "Intro line.\n\n# Canberra notes\n\nCanberra is the capital of Australia.\n")
+    title, text, notes = text_of(path)
+    assert title == "Canberra notes"
+    assert "Canberra is the capital of Australia." in text and notes == []
+
+
+def test_text_title_is_the_file_name_and_a_bom_is_dropped(tmp_path: Path) -> None:
+    path = write(tmp_path / "plain.txt", "\ufeffWater boils at 100 degrees Celsius.".encode("utf-8"))
+    assert text_of(path)[:2] == ("plain.txt", "Water boils at 100 degrees Celsius.")
+
+
+def test_utf16_with_a_byte_order_mark_is_text(tmp_path: Path) -> None:
+    path = write(tmp_path / "wide.txt", "Marie Curie won two Nobel Prizes.".encode("utf-16"))
+    assert text_of(path)[1] == "Marie Curie won two Nobel Prizes."
+
+
+def test_html_title_and_main_text(tmp_path: Path) -> None:
+    page = (
+        "<html><head><title>Tower &amp; facts</title><style>p {color: red}</style></head><body>"
+        "<nav>Home | About</nav><article><h1>Eiffel Tower</h1>"
+        "<p>The Eiffel Tower is in Paris. It was completed in 1889 for the World's Fair.</p>"
+        "<p>It is about 330 metres tall.</p></article><script>var x = 1;</script></body></html>"
+    )
+    title, text, _ = text_of(write(tmp_path / "tower.html", page))
+    assert title == "Tower & facts"
+    assert "It was completed in 1889 for the World's Fair." in text and "330 metres" in text
+    assert "<p>" not in text and "color: red" not in text and "var x" not in text
+
+
+def test_html_falls_back_to_stripping_tags(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import trafilatura
+
+    monkeypatch.setattr(trafilatura, "extract", lambda *args, **kwargs: None)
+    title, text, _ = text_of(write(tmp_path / "page.htm", "<p>First para.</p><div>Second <b>bold</b> para.</div>"))
+    assert title == "page.htm"
+    assert text == "First para.\n\nSecond bold para.\n\n"
+
+
+def test_strip_tags_skips_scripts_and_keeps_blocks_apart() -> None:
+    text = strip_tags("<title>T</title><h1>Head</h1><script>x()</script><ul><li>one</li><li>two</li></ul>")
+    assert text.split("\n\n")[:3] == ["Head", "one", "two"]
+
+
+def test_pdf_text_and_metadata_title(tmp_path: Path) -> None:
+    pdf = minimal_pdf(["Mount Everest is 8,849 metres high.", "It lies in the Himalayas."], title="Everest facts")
+    title, text, _ = text_of(write(tmp_path / "everest.pdf", pdf))
+    assert title == "Everest facts"
+    assert "Mount Everest is 8,849 metres high." in text and "Himalayas" in text
+
+
+def test_pdf_without_a_title_uses_the_file_name(tmp_path: Path) -> None:
+    assert text_of(write(tmp_path / "scan.pdf", minimal_pdf(["Some text."])))[0] == "scan.pdf"
+
+
+def test_damaged_pdf_is_skipped(tmp_path: Path) -> None:
+    path = write(tmp_path / "broken.pdf", b"%PDF-1.4\nthis is not a real pdf")
+    with pytest.raises(SkipDocument, match="PDF"):
+        text_of(path)
+
+
+@pytest.mark.parametrize("name", ["data.txt", "notes.md"])
+def test_binary_text_files_are_skipped(tmp_path: Path, name: str) -> None:
+    path = write(tmp_path / name, b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    with pytest.raises(SkipDocument, match="binary file"):
+        load(Source.from_path(path))
+
+
+def test_empty_files_are_skipped(tmp_path: Path) -> None:
+    with pytest.raises(SkipDocument, match="empty file"):
+        load(Source.from_path(write(tmp_path / "empty.txt", "")))
+
+
+def test_invalid_utf8_is_decoded_with_replacement_and_noted(tmp_path: Path) -> None:
+    _, text, notes = text_of(write(tmp_path / "latin1.txt", "Café au lait.".encode("latin-1")))
+    assert text == "Caf\ufffd au lait."
+    assert notes == [REPLACEMENT_NOTE]
+
+
+def test_large_files_are_streamed_in_blocks(tmp_path: Path) -> None:
+    body = "Ünïcödé sentence number {}. ".format
+    content = "".join(body(i) for i in range(2000)).encode("utf-8") + b"\xff tail."
+    path = write(tmp_path / "big.txt", content)
+    document = load(Source.from_path(path), stream_threshold=1000, block_size=997)  # odd size: splits characters
+    pieces = list(document.pieces)
+    assert len(pieces) > 10
+    assert "".join(pieces) == content.decode("utf-8", errors="replace")
+    assert any(note.startswith("streamed") for note in document.notes)
+    assert REPLACEMENT_NOTE in document.notes
+
+
+def test_large_html_is_streamed_with_tags_stripped(tmp_path: Path) -> None:
+    page = "<html><head><title>Big</title></head><body>" + "<p>A paragraph about rivers.</p>" * 200 + "</body></html>"
+    document = load(Source.from_path(write(tmp_path / "big.html", page)), stream_threshold=100, block_size=64)
+    text = "".join(document.pieces)
+    assert document.title == "Big"
+    assert text.count("A paragraph about rivers.") == 200 and "<p>" not in text
+
+
+def test_discover_walks_folders_and_reports_what_it_skips(tmp_path: Path) -> None:
+    write(tmp_path / "docs" / "a.md", "A.")
+    write(tmp_path / "docs" / "sub" / "b.txt", "B.")
+    write(tmp_path / "docs" / "sub" / "c.HTML", "<p>C.</p>")
+    write(tmp_path / "docs" / "image.png", b"\x89PNG")
+    write(tmp_path / "docs" / ".hidden" / "secret.md", "hidden")
+    write(tmp_path / "docs" / ".dotfile.txt", "hidden")
+    sources, skipped = discover([tmp_path / "docs", tmp_path / "docs" / "a.md", tmp_path / "missing.txt"])
+    assert sorted(Path(s.key).name for s in sources) == ["a.md", "b.txt", "c.HTML"]
+    assert {Path(s.key).name: s.kind for s in sources}["c.HTML"] == "html"
+    reasons = {Path(s.key).name: s.reason for s in skipped}
+    assert reasons["image.png"].startswith("unsupported file type '.png'")
+    assert reasons["missing.txt"] == "not found"
+    assert len(skipped) == 2
+
+
+def test_demo_sources_are_bundled_notes() -> None:
+    sources = demo_sources()
+    assert 12 <= len(sources) <= 20
+    keys = {s.key for s in sources}
+    assert {"demo:sydney-opera-house.md", "demo:australia.md"} <= keys
+    with sources[0].open() as handle:
+        assert handle.read(2) == b"# "
