@@ -24,7 +24,12 @@ def verdict_table(report: Report) -> Table:
             table.add_row(Text("missing", style="bold magenta"), claim.text, "", "")
             continue
         evidence = report.evidence_by_id(verdict.evidence_id) if verdict.evidence_id else None
-        quote = Text(f"“{verdict.quote}”") if verdict.quote else Text(verdict.reason, style="dim italic")
+        if verdict.quote and verdict.label != "unverifiable":
+            quote = Text(f"“{verdict.quote}”")
+        else:
+            quote = Text(verdict.reason, style="dim italic")
+            if verdict.quote:
+                quote.append(f"\nclosest: “{verdict.quote}”", style="dim")
         source = ""
         if evidence is not None:
             source = evidence.title or ""

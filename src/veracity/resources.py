@@ -26,11 +26,20 @@ from veracity.steps import (
 )
 
 
-@functools.lru_cache(maxsize=4)
 def _knowledge_base(path: str | None) -> EvidenceBackend:
+    """The knowledge base at `path`, else at the default location as it is now (e.g. $VERACITY_KB)."""
+    from veracity.kb.paths import default_kb_path
+
+    return _open_knowledge_base(str(Path(path).expanduser().resolve() if path else default_kb_path()),
+                                default=not path)
+
+
+@functools.lru_cache(maxsize=4)
+def _open_knowledge_base(path: str, *, default: bool) -> EvidenceBackend:
     from veracity.evidence.kb import KnowledgeBaseBackend
 
-    return KnowledgeBaseBackend(Path(path) if path else None)
+    # The default location is seeded with the demo corpus on first use; an explicit one is not.
+    return KnowledgeBaseBackend(None if default else Path(path))
 
 
 @functools.lru_cache(maxsize=1)

@@ -11,8 +11,8 @@ import hashlib
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from importlib import resources
-from typing import Sequence
 
 import numpy as np
 

@@ -1,0 +1,134 @@
+"""The offline judge: local embeddings plus lexical signals, no model API.
+
+For one claim and its retrieved evidence items it
+
+1. cuts every item into sentences (`split_sentences`) and two-sentence windows,
+2. embeds the claim and all those passages in one `embed` call and scores them by cosine,
+3. computes the lexical signals of `veracity.offline.signals` on each passage,
+4. hands the scored passages to a `Decider` and turns its decision into a `JudgeOutput`-shaped
+   dict whose quote is a verbatim slice of the cited evidence text.
+
+Cost bound: an evidence item with more than `MAX_SENTENCES_PER_ITEM` sentences is first cut
+down to that many sentences by lexical overlap with the claim (ties keep document order), and
+a window is only built where it joins claim words spread over two sentences, so a long web
+page costs at most about 3 x `MAX_SENTENCES_PER_ITEM` embeddings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from veracity.citations import MIN_QUOTE_CHARS, normalize
+from veracity.contracts import Evidence, JudgeOutput
+from veracity.offline.decision import Candidate, Decider, Decision, HeuristicDecider
+from veracity.offline.sentences import Sentence, split_sentences
+from veracity.offline.signals import compute_signals, content_stems
+
+_BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
+
+MAX_SENTENCES_PER_ITEM = 32
+"""Sentences kept per evidence item, chosen by lexical coverage of the claim, before embedding."""
+
+
+def passages(claim: str, text: str, *, limit: int = MAX_SENTENCES_PER_ITEM) -> list[tuple[int, int, int]]:
+    """The passages of `text` worth scoring for `claim`, as (start, end, sentence count).
+
+    * Single sentences: all of them, or when there are more than `limit`, the `limit` ones
+      sharing most content words with the claim (ties keep document order).
+    * Windows of two adjacent sentences (same paragraph, at least one of them kept), only when
+      together they contain more of the claim's content words than either alone: a window
+      exists to join a fact split over two sentences ("The Opera House ... It cost ...").
+
+    Passages too short to quote are left out.
+    """
+    sentences = [s for s in split_sentences(text) if len(normalize(s.text)) >= MIN_QUOTE_CHARS]
+    wanted = set(content_stems(claim))
+    found = [wanted & set(content_stems(s.text)) for s in sentences]
+    kept = set(range(len(sentences)))
+    if len(sentences) > limit:
+        kept = set(sorted(kept, key=lambda i: (-len(found[i]), i))[:limit])
+    spans = [(sentences[i].start, sentences[i].end, 1) for i in sorted(kept)]
+    for i in range(len(sentences) - 1):
+        first, second = sentences[i], sentences[i + 1]
+        joins_words = len(found[i] | found[i + 1]) > max(len(found[i]), len(found[i + 1]))
+        if (i in kept or i + 1 in kept) and joins_words and _adjacent(text, first, second):
+            spans.append((first.start, second.end, 2))
+    return spans
+
+
+def _adjacent(text: str, first: Sentence, second: Sentence) -> bool:
+    """Sentences in the same paragraph (no blank line between them)."""
+    return _BLANK_LINE.search(text, first.end, second.start) is None
+
+
+class OfflineJudge:
+    """Judges a claim against its evidence with local embeddings and a `Decider`."""
+
+    def __init__(self, *, embedder=None, decider: Decider | None = None) -> None:
+        """`embedder` defaults to `default_embedder()` (loaded on first use); `decider` to `HeuristicDecider()`."""
+        self._embedder = embedder
+        self.decider: Decider = decider or HeuristicDecider()
+
+    @property
+    def embedder(self):
+        """The embedder in use (anything with `embed(texts) -> (n, d)` normalised vectors)."""
+        if self._embedder is None:
+            from veracity.offline.embedder import default_embedder
+
+            self._embedder = default_embedder()
+        return self._embedder
+
+    def candidates(self, claim: str, evidence: Sequence[Evidence]) -> list[Candidate]:
+        """Every passage of every evidence item, scored against the claim (one embed call)."""
+        spans = [(item, start, end, count) for item in evidence for start, end, count in passages(claim, item.text)]
+        if not spans:
+            return []
+        texts = [item.text[start:end] for item, start, end, _ in spans]
+        vectors = self.embedder.embed([claim, *texts])
+        similarities = vectors[1:] @ vectors[0]
+        return [
+            Candidate(
+                evidence_id=item.id, text=text, start=start, end=end, similarity=float(similarity),
+                signals=compute_signals(claim, text), sentences=count,
+            )
+            for (item, start, end, count), text, similarity in zip(spans, texts, similarities)
+        ]
+
+    def decide(self, claim: str, evidence: Sequence[Evidence]) -> Decision:
+        """Score the passages and let the decider rule."""
+        return self.decider.decide(claim, self.candidates(claim, evidence))
+
+    def judge(self, claim: str, evidence: list[Evidence], *, feedback: str | None = None) -> dict:
+        """Return a `JudgeOutput`-shaped dict: label, reason, evidence_id and a verbatim quote.
+
+        An unverifiable verdict cites the closest passage (the one most similar to the claim),
+        so a reader sees what the claim was compared with; it is None only without evidence.
+        `feedback` (from a revise round) is accepted for interface compatibility and ignored:
+        the judge is deterministic, and its quotes are exact slices of the evidence, so a
+        retry would return the same answer.
+        """
+        candidates = self.candidates(claim, evidence)
+        decision = self.decider.decide(claim, candidates)
+        closest = max(candidates, key=lambda c: c.similarity, default=None)
+        return to_judge_output(decision, closest=closest)
+
+
+def to_judge_output(decision: Decision, *, closest: Candidate | None = None) -> dict:
+    """Turn a decision into a validated `JudgeOutput` dict; unverifiable ones cite `closest` if given."""
+    if decision.label == "unverifiable":
+        cited = decision.candidate or closest
+        output = JudgeOutput(
+            label="unverifiable", reason=decision.reason,
+            evidence_id=cited.evidence_id if cited else None, quote=cited.text if cited else None,
+        )
+    elif decision.candidate is None:
+        output = JudgeOutput(
+            label="unverifiable", reason=f"The decider said {decision.label} without citing a passage: {decision.reason}"
+        )
+    else:
+        output = JudgeOutput(
+            label=decision.label, reason=decision.reason,
+            evidence_id=decision.candidate.evidence_id, quote=decision.candidate.text,
+        )
+    return output.model_dump()
