@@ -98,7 +98,20 @@ class Embedder:
                 self._cache.popitem(last=False)
 
 
-@functools.lru_cache(maxsize=1)
+_default_lock = threading.Lock()
+
+
 def default_embedder() -> Embedder:
-    """The process-wide embedder, loaded on first use (about a quarter of a second)."""
+    """The process-wide embedder, loaded on first use (about a second).
+
+    Knowledge-base searches and the judge call this from worker threads at the same time; the
+    lock makes them share one instance, and so one cache (the knowledge base primes it with
+    stored sentence vectors that the judge then reads).
+    """
+    with _default_lock:
+        return _load_default_embedder()
+
+
+@functools.lru_cache(maxsize=1)
+def _load_default_embedder() -> Embedder:
     return Embedder()
