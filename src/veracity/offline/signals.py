@@ -12,6 +12,7 @@ All functions are deterministic, English-only heuristics with no model behind th
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -55,6 +56,7 @@ _CLITIC = re.compile(r"['’](?:s|ll|re|ve|d|m)$")
 # --------------------------------------------------------------------------- words
 
 
+@functools.lru_cache(maxsize=65_536)
 def stem(word: str) -> str:
     """Reduce a word to a rough stem: lower case, no plural/-ed/-ing/-ly, no final 'e'.
 
@@ -83,15 +85,22 @@ def stem(word: str) -> str:
 
 def words(text: str) -> list[str]:
     """Lower-cased word and number tokens; "isn't" becomes "is", "not" and clitics are dropped."""
-    result: list[str] = []
-    for token in _WORD.findall(text):
-        result.extend(_split_token(token))
-    return result
+    return list(_words(text))
+
+
+@functools.lru_cache(maxsize=16_384)
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(part for token in _WORD.findall(text) for part in _split_token(token))
 
 
 def content_stems(text: str) -> list[str]:
     """Stems of the content words of `text` (no function words, no negation words), in order."""
-    return [stem(w) for w in words(text) if w not in STOPWORDS and w not in NEGATION_CUES]
+    return list(_content_stems(text))
+
+
+@functools.lru_cache(maxsize=16_384)
+def _content_stems(text: str) -> tuple[str, ...]:
+    return tuple(stem(w) for w in words(text) if w not in STOPWORDS and w not in NEGATION_CUES)
 
 
 def lexical_coverage(claim: str, sentence: str, *, ignore: frozenset[str] = frozenset()) -> float:
@@ -105,14 +114,15 @@ def lexical_coverage(claim: str, sentence: str, *, ignore: frozenset[str] = froz
     return len(wanted & set(content_stems(sentence))) / len(wanted)
 
 
-def _split_token(token: str) -> list[str]:
+@functools.lru_cache(maxsize=65_536)
+def _split_token(token: str) -> tuple[str, ...]:
     lowered = token.lower().replace("’", "'")
     if lowered.endswith("n't"):
         head = lowered[:-3]
-        return [head, "not"] if head else ["not"]
+        return (head, "not") if head else ("not",)
     if lowered == "cannot":
-        return ["can", "not"]
-    return [_CLITIC.sub("", lowered)]
+        return ("can", "not")
+    return (_CLITIC.sub("", lowered),)
 
 
 # --------------------------------------------------------------------------- numbers
@@ -412,6 +422,11 @@ def named_entities(text: str) -> list[Entity]:
     of a sentence counts only when another capitalised word or a singular verb ("is", "was",
     "has") follows it, so "Sydney is ..." is a name and "Rising seas ..." is not.
     """
+    return list(_named_entities(text))
+
+
+@functools.lru_cache(maxsize=16_384)
+def _named_entities(text: str) -> tuple[Entity, ...]:
     tokens = list(_ENTITY_TOKEN.finditer(text))
     entities: list[Entity] = []
     index = 0
@@ -436,7 +451,7 @@ def named_entities(text: str) -> list[Entity]:
                 break
         entities.append(Entity(text[tokens[first].start():tokens[last].end()], tokens[first].start(), tokens[last].end()))
         index = last + 1
-    return entities
+    return tuple(entities)
 
 
 def _is_capitalised(word: str) -> bool:
