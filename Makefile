@@ -13,7 +13,8 @@ $(BIN)/.installed: pyproject.toml
 	touch $@
 
 check: $(BIN)/.installed  ## fact-check TEXT (default: the Sydney Opera House paragraph)
-	$(BIN)/veracity check "$(TEXT)"
+	@# exit 1 means "some claims are not supported": a finding, not a failure of make
+	$(BIN)/veracity check "$(TEXT)" || [ $$? -eq 1 ]
 
 test: $(BIN)/.installed  ## run the test suite (no network, no keys needed)
 	LANGSMITH_TRACING=false $(BIN)/python -m pytest -q
