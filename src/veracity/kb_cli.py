@@ -160,9 +160,9 @@ def ingest_command(paths, kb_path, replace, demo, chunk_tokens, overlap_tokens) 
     it was last ingested is left as is; a changed file replaces its old version. Text that is
     not UTF-8 is read with replacement characters, and files over 20 MB are read as a stream.
 
-    A fresh install's knowledge base holds a few demo notes; plain ingest adds to them, and
-    --replace starts over. A knowledge base created by ingest holds only what you give it
-    (add --demo for the notes).
+    The default knowledge base starts with a few demo notes (whether the first command is a
+    check or an ingest); plain ingest adds to them, and --replace starts over. A new folder
+    given with --kb holds only what you give it (add --demo for the notes).
 
     \b
     Examples:
@@ -174,6 +174,8 @@ def ingest_command(paths, kb_path, replace, demo, chunk_tokens, overlap_tokens) 
     if not paths and not demo:
         raise click.UsageError("give the files or folders to ingest (or --demo for the demo notes)")
     kb = KnowledgeBase(kb_path)
+    if kb_path is None and not replace and not kb.exists():
+        demo = True  # the default knowledge base starts with the demo notes, as a first check would
     progress = CliProgress(err, kb.path)
     try:
         report = kb.ingest(paths, replace=replace, demo=demo, chunk_tokens=chunk_tokens,

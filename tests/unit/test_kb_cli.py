@@ -105,3 +105,19 @@ def test_help_documents_exit_codes_and_examples(runner: CliRunner) -> None:
     text = runner.invoke(ingest_command, ["--help"]).stdout
     assert "Exit codes:" in text and "veracity ingest --replace" in text and ".pdf" in text
     assert "Exit codes:" in runner.invoke(kb_group, ["remove", "--help"]).stdout
+
+
+def test_first_ingest_into_the_default_location_keeps_the_demo_notes(tmp_path, monkeypatch) -> None:
+    """A newcomer's first `ingest` adds to the demo notes, exactly as a first `check` would have."""
+    from click.testing import CliRunner
+
+    from veracity.kb import KnowledgeBase
+    from veracity.kb_cli import ingest_command
+
+    monkeypatch.setenv("VERACITY_KB", str(tmp_path / "default-kb"))
+    note = tmp_path / "note.txt"
+    note.write_text("Canberra is the capital city of Australia.")
+    result = CliRunner().invoke(ingest_command, [str(note)])
+    assert result.exit_code == 0, result.output
+    paths = [d.path for d in KnowledgeBase().documents()]
+    assert str(note.resolve()) in paths and any(p.startswith("demo:") for p in paths)
