@@ -119,6 +119,14 @@ class KnowledgeBase:
             self._embedder = default_embedder()
         return self._embedder
 
+    def _ingest_embedder(self) -> Embedder:
+        """The embedder for ingest: the one given, else a multi-core one for large batches."""
+        if self._embedder is not None:
+            return self._embedder
+        from veracity.offline.embedder import bulk_embedder
+
+        return bulk_embedder()
+
     # ------------------------------------------------------------------ state
 
     def exists(self) -> bool:
@@ -229,7 +237,7 @@ class KnowledgeBase:
                 progress.file_finished(result)
             builder = self._builder(previous, settings)
             try:
-                ingester = Ingester(builder, self.embedder, settings=settings, progress=progress,
+                ingester = Ingester(builder, self._ingest_embedder(), settings=settings, progress=progress,
                                     stream_threshold=stream_threshold)
                 results = [*skipped, *ingester.ingest(list(sources))]
                 self._finish(builder)

@@ -117,3 +117,17 @@ def default_embedder() -> Embedder:
 @functools.lru_cache(maxsize=1)
 def _load_default_embedder() -> Embedder:
     return Embedder()
+
+
+def bulk_embedder() -> Embedder:
+    """An embedder for large single batches (knowledge-base ingest), using up to 4 cores.
+
+    Kept apart from `default_embedder()`, whose single thread suits many concurrent small calls.
+    """
+    with _default_lock:
+        return _load_bulk_embedder()
+
+
+@functools.lru_cache(maxsize=1)
+def _load_bulk_embedder() -> Embedder:
+    return Embedder(threads=min(4, os.cpu_count() or 1))
