@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 import click
@@ -154,7 +155,7 @@ def check(text, model, search, source_file, kb_path, max_revisions, max_results,
     err.print(f"[dim]veracity: {mode.describe(context)}[/]", highlight=False)
     started = time.perf_counter()
     try:
-        with err.status("[bold]veracity[/]: starting…") if err.is_terminal else _nullcontext() as status:
+        with err.status("[bold]veracity[/]: starting…") if err.is_terminal else nullcontext() as status:
             report = asyncio.run(acheck(body, on_update=Progress(status), **settings))
     except InputError as exc:
         err.print(f"[bold red]error:[/] {exc}", highlight=False)
@@ -184,12 +185,3 @@ def _register_knowledge_base_commands() -> None:
 
 
 _register_knowledge_base_commands()
-
-
-
-class _nullcontext:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False

@@ -9,7 +9,6 @@ from langgraph.graph import END
 from langgraph.runtime import Runtime
 from tenacity import (
     AsyncRetrying,
-    RetryError,
     retry_if_exception,
     stop_after_attempt,
     wait_exponential_jitter,
@@ -108,9 +107,8 @@ async def gather_evidence(state: ClaimState, runtime: Runtime[Context], *, resou
     except ConfigurationError as exc:
         trace.append(TraceRecord(step="gather_evidence", claim_id=claim.id, outcome="failed", reason=str(exc)))
         return _failure_update(state, context.search, ToolError("auth", str(exc), transient=False), trace)
-    except (ToolError, RetryError) as exc:
-        error = exc if isinstance(exc, ToolError) else ToolError("error", str(exc))
-        return _failure_update(state, backend_name, error, trace)
+    except ToolError as exc:  # the last attempt's error (tenacity re-raises it)
+        return _failure_update(state, backend_name, exc, trace)
 
     evidence = _evidence(claim.id, backend_name, hits)
     update: dict = {
