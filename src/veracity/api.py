@@ -9,7 +9,7 @@ from typing import Any, Callable
 from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
 
-from veracity.builder import build_graph
+from veracity.builder import compile_graph
 from veracity.context import Context
 from veracity.contracts import Report
 from veracity.errors import InputError
@@ -43,12 +43,16 @@ async def acheck(
     problem = input_problem(text, context.max_text_chars)
     if problem:
         raise InputError(problem)
-    Resources(model=model, backend=backend).preflight(context)
-    graph = build_graph(model=model, backend=backend)
+    resources = Resources(model=model, backend=backend)
+    mode = resources.preflight(context)
+    graph = compile_graph(resources)
     config = {
         "run_name": "veracity.check",
         "tags": ["veracity", *(tags or [])],
-        "metadata": {"veracity_model": context.model if model is None else type(model).__name__},
+        "metadata": {
+            "veracity_model": mode.model if model is None else type(model).__name__,
+            "veracity_mode": mode.label,
+        },
     }
     report: Report | None = None
     stream = graph.astream(

@@ -67,7 +67,13 @@ def build_graph(
     `model` and `backend` bind objects (a chat model, an evidence backend or any LangChain
     retriever); left out, they are created per run from the `Context` settings.
     """
-    resources = Resources(model=model, backend=backend)
+    return compile_graph(Resources(model=model, backend=backend), checkpointer=checkpointer, name=name)
+
+
+def compile_graph(
+    resources: Resources, *, checkpointer: Checkpointer = None, name: str = "factcheck"
+) -> CompiledStateGraph:
+    """Compile the fact-check graph around an existing `Resources` (its models are reused)."""
     builder = StateGraph(
         FactCheckState, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )

@@ -30,3 +30,13 @@ def test_runs_are_named_tagged_and_carry_node_metadata(world: FakeWorld) -> None
     for name, node in [("extract_claims.model", "extract_claims"), ("judge_claim.model", "judge_claim")]:
         metadata = runs[name].extra["metadata"]
         assert metadata["langgraph_node"] == node and metadata["veracity_role"] == "llm"
+
+
+def test_run_metadata_names_the_resolved_model(monkeypatch) -> None:
+    """With no model setting, the metadata names what actually ran, not the empty setting."""
+    backend = FakeWorld().evidence(CLAIM, [hit(NOTE)]).backend()
+    with collect_runs() as collector:
+        veracity.check(CLAIM, backend=backend)
+    root = next(run for run in collector.traced_runs if run.name == "veracity.check")
+    assert root.extra["metadata"]["veracity_model"] == "offline"
+    assert root.extra["metadata"]["veracity_mode"] == "offline+fake"
