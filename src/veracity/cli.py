@@ -15,6 +15,7 @@ from veracity.context import DEFAULT_MODEL, Context
 from veracity.contracts import Report
 from veracity.errors import ConfigurationError, InputError
 from veracity.modes import resolve_mode
+from veracity.outcome import report_outcome
 
 EXIT_SUPPORTED = 0
 EXIT_NOT_SUPPORTED = 1
@@ -31,17 +32,10 @@ Exit codes:
   3  check incomplete: a search or gate failure left a claim unchecked
      (the report is still printed; see its failures)"""
 
-FINDING_CODES = {"unsupported_by_source"}
-"""Evaluation issues that are findings about the text, not failures of the check."""
-
 
 def exit_code(report: Report) -> int:
     """The exit code a report maps to (see `veracity check --help`)."""
-    if report.failures or any(issue.code not in FINDING_CODES for issue in report.evaluation.issues):
-        return EXIT_INCOMPLETE
-    if report.summary.refuted or report.summary.unverifiable:
-        return EXIT_NOT_SUPPORTED
-    return EXIT_SUPPORTED
+    return {"pass": EXIT_SUPPORTED, "fail": EXIT_NOT_SUPPORTED, "incomplete": EXIT_INCOMPLETE}[report_outcome(report)]
 
 
 def read_source(path: Path) -> str:
@@ -177,11 +171,13 @@ def check(text, model, search, source_file, kb_path, max_revisions, max_results,
     sys.exit(exit_code(report))
 
 
-def _register_knowledge_base_commands() -> None:
+def _register_subcommands() -> None:
+    from veracity.eval_cli import eval_command
     from veracity.kb_cli import ingest_command, kb_group
 
     main.add_command(ingest_command, name="ingest")
     main.add_command(kb_group, name="kb")
+    main.add_command(eval_command, name="eval")
 
 
-_register_knowledge_base_commands()
+_register_subcommands()

@@ -1,0 +1,38 @@
+"""The similarity-threshold baseline, computed on a judge dataset's rows in the same run.
+
+It labels a claim supported when its best cosine similarity against any single evidence
+sentence reaches the threshold, and unverifiable otherwise; it never answers refuted. It is
+the reference a judge has to beat, since it uses nothing but local embeddings.
+"""
+
+from __future__ import annotations
+
+from veracity.contracts import LABELS, Evidence
+from veracity.evaluation.dataset import JudgeRow
+from veracity.metrics import ClassificationResult, evaluate
+
+BASELINE_THRESHOLDS = (0.5, 0.6)
+
+
+def similarity_baselines(
+    rows: tuple[JudgeRow, ...], thresholds: tuple[float, ...] = BASELINE_THRESHOLDS, on_row=None,
+) -> dict[str, ClassificationResult]:
+    """Score each threshold's baseline on the rows; `on_row()` is called after each row (progress)."""
+    from veracity.offline.decision import SimilarityBaselineDecider
+    from veracity.offline.judge import OfflineJudge
+
+    judge = OfflineJudge()
+    deciders = {f"similarity@{t:g}": SimilarityBaselineDecider(t) for t in thresholds}
+    predicted: dict[str, list[str]] = {name: [] for name in deciders}
+    for row in rows:
+        evidence = [
+            Evidence(id=f"c1-e{i}", claim_id="c1", text=text, backend="dataset")
+            for i, text in enumerate(row.evidence, start=1)
+        ]
+        candidates = judge.candidates(row.claim, evidence)
+        for name, decider in deciders.items():
+            predicted[name].append(decider.decide(row.claim, candidates).label)
+        if on_row is not None:
+            on_row()
+    gold = [row.label for row in rows]
+    return {name: evaluate(gold, labels, LABELS) for name, labels in predicted.items()}
