@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 from typing import Any, Callable
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
 
+from veracity.blocking import run_blocking
 from veracity.builder import compile_graph
 from veracity.context import Context
 from veracity.contracts import Report
@@ -71,9 +70,4 @@ async def acheck(
 
 def check(text: str, **kwargs: Any) -> Report:
     """Synchronous `acheck`: fact-check `text` and return a `Report` (same arguments)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(acheck(text, **kwargs))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, acheck(text, **kwargs)).result()
+    return run_blocking(acheck(text, **kwargs))

@@ -90,7 +90,14 @@ class RowEvaluator:
         return dataclasses.replace(self.context, source_text=row.source, source_title="source", search="source")
 
     def preflight(self, rows: tuple[Row, ...]) -> str:
-        """Raise `ConfigurationError` now if what the rows need is not set up; describe what will run."""
+        """Raise `ConfigurationError` now if what the rows need is not set up; describe what will run.
+
+        The local embedder (used by the offline judge, claim matching and reliability scores)
+        is loaded here, so its one-off start-up is not counted in the first run's wall time.
+        """
+        from veracity.offline.embedder import default_embedder
+
+        default_embedder().embed(["warm-up"])
         if isinstance(rows[0], JudgeRow):
             mode = self.resources.mode(self.context)
             if not mode.offline:

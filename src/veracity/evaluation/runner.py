@@ -10,6 +10,7 @@ from typing import Any, Callable, Literal
 from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
 
+from veracity.blocking import run_blocking
 from veracity.context import DEFAULT_MODEL, Context
 from veracity.evaluation.dataset import Dataset, JudgeRow, load_dataset
 from veracity.evaluation.matching import DEFAULT_MATCH_THRESHOLD
@@ -160,11 +161,4 @@ async def baselines_for(dataset: Dataset, *, on_row: Callable[[], None] | None =
 
 def run_eval(dataset: Dataset | str | Path, **kwargs: Any) -> EvalResult:
     """Synchronous `arun_eval` (same arguments); runs in a worker thread inside a running event loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(arun_eval(dataset, **kwargs))
-    import concurrent.futures
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, arun_eval(dataset, **kwargs)).result()
+    return run_blocking(arun_eval(dataset, **kwargs))
