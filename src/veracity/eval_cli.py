@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from veracity.context import DEFAULT_MODEL
@@ -52,7 +53,7 @@ def _progress(err: Console):
 
 
 def _fail(err: Console, headline: str, message: str) -> None:
-    err.print(f"[bold red]{headline}:[/] {message}", highlight=False, markup=True, soft_wrap=True)
+    err.print(f"[bold red]{escape(headline)}:[/] {escape(message)}", highlight=False, soft_wrap=True)
     sys.exit(EXIT_USAGE)
 
 
@@ -153,7 +154,11 @@ def eval_command(dataset, mode, model, search, kb_path, runs, concurrency, min_s
     except (InputError, ValueError) as exc:
         _fail(err, "bad option", str(exc))
 
-    gate = result.gate(metric, min_score) if min_score is not None else None
+    try:
+        gate = result.gate(metric, min_score) if min_score is not None else None
+    except ValueError as exc:
+        click.echo(to_json(result) if as_json else to_markdown(result), nl=as_json)
+        _fail(err, "cannot gate", str(exc))
     if as_json:
         click.echo(to_json(result, gate))
     else:

@@ -72,8 +72,17 @@ def _row_failed(outputs: dict) -> dict:
 
 def _summary_balanced_accuracy(labels: tuple[str, ...]):
     def summary(outputs: list[dict], reference_outputs: list[dict]) -> dict:
-        gold = [label for out in outputs for label in out.get("gold", [])]
-        predicted = [label for out in outputs for label in out.get("predicted", [])]
+        gold: list[str] = []
+        predicted: list[str] = []
+        for out, reference in zip(outputs, reference_outputs):
+            out = out or {}
+            if "predicted" in out and "gold" in out:  # claims rows add unmatched items to the gold side
+                gold += out["gold"]
+                predicted += out["predicted"]
+            else:  # the row produced no output: each expected item is a failure
+                expected = reference.get("labels", [])
+                gold += expected
+                predicted += [FAILED] * len(expected)
         score = balanced_accuracy(gold, predicted, labels) if gold else None
         return {"key": "balanced_accuracy", "score": score}
 
