@@ -169,7 +169,7 @@ def eval_command(dataset, mode, model, search, kb_path, runs, concurrency, min_s
             out_path.write_text(text, encoding="utf-8")
         except OSError as exc:
             _fail(err, "cannot write the report", f"{out_path}: {exc.strerror or exc}")
-        err.print(f"[dim]report written to {out_path}[/]", highlight=False)
+        err.print(f"[dim]report written to {escape(str(out_path))}[/]", highlight=False)
     if result.settings.get("langsmith_experiment"):
         err.print(f"LangSmith experiment: {result.settings['langsmith_experiment']}", highlight=False)
     if gate is not None:

@@ -137,7 +137,7 @@ def test_missing_dataset_exits_two(runner: CliRunner, tmp_path: Path) -> None:
 
 
 def test_dataset_path_with_square_brackets_is_named_verbatim(runner: CliRunner, tmp_path: Path) -> None:
-    # Bug: `_fail` prints the message as Rich markup, so "[draft]" is taken for a style tag and vanishes.
+    # Messages are printed with Rich: unescaped, "[draft]" and "[red]" would be taken for markup and vanish.
     folder = tmp_path / "[draft]"
     folder.mkdir()
     path = folder / "rows.jsonl"
@@ -148,9 +148,8 @@ def test_dataset_path_with_square_brackets_is_named_verbatim(runner: CliRunner, 
 
 
 def test_gate_on_a_metric_nothing_produced_exits_two(runner: CliRunner, tmp_path: Path) -> None:
-    # Bug: a claims dataset whose rows expect no claims and yield none has no judged items, so
-    # `result.gate` raises ValueError outside the CLI's error handling: a traceback and exit code 1,
-    # the code documented for "below --min-score", instead of exit 2 with a message.
+    # Rows that expect no claims and yield none leave nothing to compute balanced accuracy on: that is
+    # a usage problem (exit 2 with a message), not a score below --min-score (exit 1) nor a traceback.
     rows = [{"text": "Thanks so much for reaching out!", "source": POLICY, "expected": []}]
     result = run(runner, write_jsonl(tmp_path / "claims.jsonl", rows), "--mode", "offline", "--min-score", "0.5")
     assert result.exit_code == 2, repr(result.exception)

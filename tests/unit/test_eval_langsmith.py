@@ -73,10 +73,9 @@ class FakeAevaluate:
                     "run": SimpleNamespace(outputs=outputs),
                     "example": SimpleNamespace(inputs=example["inputs"], outputs=example["outputs"]),
                 })
-        self.summary = [
-            evaluator(outputs=[i["run"].outputs for i in items], reference_outputs=[i["example"].outputs for i in items])
-            for evaluator in summary_evaluators
-        ]
+        outputs = [i["run"].outputs or {} for i in items]  # as LangSmith passes them
+        references = [i["example"].outputs for i in items]
+        self.summary = [evaluator(outputs=outputs, reference_outputs=references) for evaluator in summary_evaluators]
         return FakeResults(items, experiment_name=f"{kwargs['experiment_prefix']}-0001")
 
 
@@ -165,15 +164,14 @@ async def test_a_row_without_recorded_output_scores_zero(judge_file: Path, clien
 
 async def test_summary_balanced_accuracy_counts_a_lost_row_as_failed(judge_file: Path, client: FakeClient,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    # Bug: the summary evaluator takes gold labels from the run outputs, so a row whose output was
-    # lost (LangSmith passes `run.outputs or {}`) drops out of LangSmith's balanced accuracy, while
-    # the local report scores the same row as failed. The two disagree on the same experiment.
+    # A row whose output was lost (LangSmith passes `run.outputs or {}`) must count as failed in the
+    # summary metric too, taking its gold labels from the example, as the local report counts it.
     fake = FakeAevaluate(client, drop=("boil", 0))
     monkeypatch.setattr("langsmith.evaluation.aevaluate", fake)
     result = await arun_langsmith_eval(load_dataset(judge_file), mode="offline", client=client)
     # local: supported 1/2 (paris wrong), refuted 0/1 (boil failed), unverifiable 1/1 -> (1/2 + 0 + 1) / 3
     assert result.aggregate["balanced_accuracy"].mean == pytest.approx(1 / 2)
-    # LangSmith's summary says 3/4: with boil left out, refuted has no gold item and drops out: (1/2 + 1) / 2
+    # (leaving boil out instead would give 3/4: refuted has no gold item then: (1/2 + 1) / 2)
     assert fake.summary[0]["score"] == pytest.approx(1 / 2)
 
 

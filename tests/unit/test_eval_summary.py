@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from veracity.evaluation import Dataset, EvalResult, MetricSpread, RunResult
+from veracity.evaluation import Dataset, EvalResult, Gate, MetricSpread, RunResult
 from veracity.evaluation.render import to_dict, to_markdown
 from veracity.evaluation.rows import RowOutcome
 from veracity.evaluation.summary import gateable, metric_names
@@ -205,3 +205,8 @@ def test_json_dict_has_every_number() -> None:
     assert data["runs"][0]["outcomes"][1]["failed"] is True and data["runs"][0]["outcomes"][0]["failed"] is False
     assert data["gate"]["passed"] is True and data["gate"]["value"] == pytest.approx((5 / 9 + 1) / 2)
     assert data["labels"] == [S, R, U, F]
+
+
+def test_gate_line_never_shows_a_failing_value_equal_to_the_threshold() -> None:
+    gate = Gate(metric="pass_score", min_score=0.9, value=0.8996, std=0.0, passed=False)
+    assert gate.describe() == "gate FAILED: pass_score 0.8996 < 0.9000"

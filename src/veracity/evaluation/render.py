@@ -73,7 +73,7 @@ def to_markdown(result: EvalResult, gate: Gate | None = None) -> str:
     ]
     for name in (*SCORE_METRICS, *COUNT_METRICS):
         if name in spreads:
-            integer = name in ("judge_failures", "tokens_in", "tokens_out")
+            integer = runs == 1 and name in ("judge_failures", "tokens_in", "tokens_out")
             lines.append(f"| {_TITLES[name]} | {_value(spreads[name], runs, integer=integer)} |")
 
     labels = [label for label in result.labels if label != FAILED and f"recall:{label}" in spreads]

@@ -129,8 +129,12 @@ class Gate:
         """One line for people."""
         verdict = "passed" if self.passed else "FAILED"
         relation = ">=" if self.passed else "<"
+        digits = 3
+        while digits < 8 and f"{self.value:.{digits}f}" == f"{self.min_score:.{digits}f}" and not self.passed:
+            digits += 1  # never print "0.900 < 0.900"
         spread = f" ± {self.std:.3f}" if self.std else ""
-        return f"gate {verdict}: {self.metric} {self.value:.3f}{spread} {relation} {self.min_score:.3f}"
+        value, threshold = f"{self.value:.{digits}f}", f"{self.min_score:.{digits}f}"
+        return f"gate {verdict}: {self.metric} {value}{spread} {relation} {threshold}"
 
 
 @dataclass
