@@ -7,7 +7,7 @@ the reference a judge has to beat, since it uses nothing but local embeddings.
 
 from __future__ import annotations
 
-from veracity.contracts import LABELS, Evidence
+from veracity.contracts import LABELS
 from veracity.evaluation.dataset import JudgeRow
 from veracity.metrics import ClassificationResult, evaluate
 
@@ -25,11 +25,7 @@ def similarity_baselines(
     deciders = {f"similarity@{t:g}": SimilarityBaselineDecider(t) for t in thresholds}
     predicted: dict[str, list[str]] = {name: [] for name in deciders}
     for row in rows:
-        evidence = [
-            Evidence(id=f"c1-e{i}", claim_id="c1", text=text, backend="dataset")
-            for i, text in enumerate(row.evidence, start=1)
-        ]
-        candidates = judge.candidates(row.claim, evidence)
+        candidates = judge.candidates(row.claim, row.evidence_items())
         for name, decider in deciders.items():
             predicted[name].append(decider.decide(row.claim, candidates).label)
         if on_row is not None:

@@ -22,7 +22,7 @@ from typing import Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from veracity.contracts import LABELS, Label, NonBlank
+from veracity.contracts import LABELS, Evidence, Label, NonBlank
 from veracity.errors import InputError
 
 DatasetKind = Literal["judge", "pass", "claims"]
@@ -57,6 +57,13 @@ class JudgeRow(_Row):
     @classmethod
     def _one_text_is_one_item(cls, value: object) -> object:
         return [value] if isinstance(value, str) else value
+
+    def evidence_items(self, claim_id: str = "c1") -> list[Evidence]:
+        """The evidence as the judge sees it: items `c1-e1`, `c1-e2`, ... in row order."""
+        return [
+            Evidence(id=f"{claim_id}-e{i}", claim_id=claim_id, title=f"evidence {i}", text=text, backend="dataset")
+            for i, text in enumerate(self.evidence, start=1)
+        ]
 
 
 class PassExpectation(BaseModel):

@@ -16,7 +16,7 @@ from typing import Any
 
 from veracity.evaluation.dataset import Dataset
 from veracity.evaluation.matching import DEFAULT_MATCH_THRESHOLD
-from veracity.evaluation.rows import FAILED, KIND_LABELS, RowOutcome, gold_labels
+from veracity.evaluation.rows import FAILED, KIND_LABELS, RowOutcome, failed_outcome, gold_labels
 from veracity.evaluation.runner import (
     DEFAULT_CONCURRENCY,
     ProgressCounter,
@@ -26,6 +26,9 @@ from veracity.evaluation.runner import (
 )
 from veracity.evaluation.summary import EvalResult, RunResult
 from veracity.metrics import balanced_accuracy
+
+
+NO_OUTPUT = "the experiment recorded no output for this row"
 
 
 def langsmith_problem() -> str | None:
@@ -120,7 +123,7 @@ async def arun_langsmith_eval(
     client = client or Client()
     name = upload_dataset(client, dataset)
     rows = {row.id: row for row in dataset.rows}
-    tick = ProgressCounter(len(dataset.rows) * runs + (len(dataset.rows) if baseline else 0), on_progress)
+    tick = ProgressCounter.for_eval(dataset, runs, baseline, on_progress)
 
     async def target(inputs: dict) -> dict:
         outcome = await evaluator.evaluate(rows[inputs["row_id"]], dataset.kind)
@@ -148,7 +151,7 @@ async def arun_langsmith_eval(
     run_results = [
         RunResult(
             kind=dataset.kind,
-            outcomes=[by_row[row.id][i] if i < len(by_row[row.id]) else _missing(row, dataset) for row in dataset.rows],
+            outcomes=[by_row[row.id][i] if i < len(by_row[row.id]) else failed_outcome(row, dataset.kind, NO_OUTPUT) for row in dataset.rows],
             wall_seconds=seconds_per_run,
         )
         for i in range(runs)
@@ -163,12 +166,7 @@ async def arun_langsmith_eval(
 
 def _outcome_from_outputs(row_id: str, outputs: dict, row, dataset: Dataset) -> RowOutcome:
     if "predicted" not in outputs:  # the target raised inside LangSmith's runner
-        return _missing(row, dataset, outputs.get("error", "the experiment recorded no output for this row"))
+        return failed_outcome(row, dataset.kind, outputs.get("error", NO_OUTPUT))
     fields = {k: outputs[k] for k in ("gold", "predicted", "score", "failures", "tokens_in", "tokens_out",
                                       "seconds", "detail") if k in outputs}
     return RowOutcome(row_id=row_id, **fields)
-
-
-def _missing(row, dataset: Dataset, message: str = "the experiment recorded no output for this row") -> RowOutcome:
-    gold = gold_labels(row, dataset.kind)
-    return RowOutcome(row.id, gold, [FAILED] * len(gold), 0.0, failures=[message])

@@ -9,7 +9,7 @@ from typing import Any
 
 from veracity.builder import build_claim_graph, compile_graph
 from veracity.context import Context
-from veracity.contracts import LABELS, Claim, Evidence, Report
+from veracity.contracts import LABELS, Claim, Report
 from veracity.errors import ConfigurationError
 from veracity.evaluation.dataset import ClaimsRow, DatasetKind, JudgeRow, PassRow, Row
 from veracity.evaluation.matching import DEFAULT_MATCH_THRESHOLD, match_claims
@@ -54,7 +54,8 @@ class RowOutcome:
         return {**dataclasses.asdict(self), "failed": self.failed}
 
 
-def _failed_outcome(row: Row, kind: DatasetKind, message: str, seconds: float) -> RowOutcome:
+def failed_outcome(row: Row, kind: DatasetKind, message: str, seconds: float = 0.0) -> RowOutcome:
+    """A row whose check produced nothing usable: every gold item predicted `FAILED`, score 0."""
     gold = gold_labels(row, kind)
     return RowOutcome(row.id, gold, [FAILED] * len(gold), 0.0, failures=[message], seconds=seconds)
 
@@ -92,17 +93,20 @@ class RowEvaluator:
     def preflight(self, rows: tuple[Row, ...]) -> str:
         """Raise `ConfigurationError` now if what the rows need is not set up; describe what will run.
 
-        The local embedder (used by the offline judge, claim matching and reliability scores)
-        is loaded here, so its one-off start-up is not counted in the first run's wall time.
+        The local embedder is loaded here wherever the rows will use it (the offline judge,
+        and for whole checks claim matching and reliability scores), so its one-off start-up
+        is not counted in the first run's wall time.
         """
         from veracity.offline.embedder import default_embedder
 
-        default_embedder().embed(["warm-up"])
         if isinstance(rows[0], JudgeRow):
             mode = self.resources.mode(self.context)
-            if not mode.offline:
+            if mode.offline:
+                default_embedder().embed(["warm-up"])
+            else:
                 self.resources.chat_model(self.context)
             return f"judge: {mode.model}; evidence: each row's own"
+        default_embedder().embed(["warm-up"])
         with_source = next((row for row in rows if row.source is not None), None)
         without_source = next((row for row in rows if row.source is None), None)
         described = []
@@ -132,18 +136,14 @@ class RowEvaluator:
         except ConfigurationError:
             raise
         except Exception as exc:  # one broken row must not lose the rest of the run
-            return _failed_outcome(row, kind, f"{type(exc).__name__}: {exc}", time.perf_counter() - started)
+            return failed_outcome(row, kind, f"{type(exc).__name__}: {exc}", time.perf_counter() - started)
         outcome.seconds = time.perf_counter() - started
         return outcome
 
     async def _judge_row(self, row: JudgeRow) -> RowOutcome:
         claim = Claim(id="c1", text=row.claim, source=row.claim, span=(0, len(row.claim)))
-        evidence = [
-            Evidence(id=f"c1-e{i}", claim_id="c1", title=f"evidence {i}", text=text, backend="dataset")
-            for i, text in enumerate(row.evidence, start=1)
-        ]
         result = await self._claim_graph.ainvoke(
-            {"claim": claim, "revision": 0, "prior_evidence": evidence, "source_mode": False},
+            {"claim": claim, "revision": 0, "prior_evidence": row.evidence_items(claim.id), "source_mode": False},
             context=self.context, config=self._config(row),
         )
         trace = result.get("trace", [])

@@ -36,6 +36,11 @@ class ProgressCounter:
         self.done = 0
         self.on_progress = on_progress
 
+    @classmethod
+    def for_eval(cls, dataset: Dataset, runs: int, baseline: bool, on_progress: Progress | None) -> ProgressCounter:
+        """A counter over every row of every run, plus one pass for the baseline when it is computed."""
+        return cls(len(dataset.rows) * (runs + int(baseline)), on_progress)
+
     def __call__(self) -> None:
         self.done += 1
         if self.on_progress is not None:
@@ -101,7 +106,7 @@ async def arun_eval(
         dataset, mode=mode, model=model, backend=backend, runs=runs, concurrency=concurrency,
         match_threshold=match_threshold, baseline=baseline, tags=tags, settings=settings,
     )
-    tick = ProgressCounter(len(dataset.rows) * runs + (len(dataset.rows) if baseline else 0), on_progress)
+    tick = ProgressCounter.for_eval(dataset, runs, baseline, on_progress)
     results = [await run_rows(evaluator, dataset, concurrency=concurrency, on_row=tick) for _ in range(runs)]
     return EvalResult(
         dataset=dataset,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from veracity.evaluation.dataset import Dataset
@@ -35,7 +36,7 @@ class RunResult:
         """The confusion matrix's labels for this dataset kind."""
         return KIND_LABELS[self.kind]
 
-    @property
+    @cached_property
     def classification(self) -> ClassificationResult | None:
         """Confusion matrix and per-label scores over every judged item (None when there is none)."""
         gold = [label for outcome in self.outcomes for label in outcome.gold]
@@ -151,7 +152,7 @@ class EvalResult:
         """The confusion matrix's labels."""
         return KIND_LABELS[self.dataset.kind]
 
-    @property
+    @cached_property
     def aggregate(self) -> dict[str, MetricSpread]:
         """Every metric as mean ± standard deviation over the runs."""
         return aggregate(self.runs)
