@@ -120,12 +120,12 @@ class OfflineExtractor:
 
 
 class OfflineJudgeStep:
-    """The local judge (embeddings plus contradiction signals), run in a worker thread."""
+    """The local judge (the bundled entailment model over the closest passages), run in a worker thread."""
 
     def __init__(self) -> None:
-        from veracity.offline.judge import OfflineJudge
+        from veracity.offline.entailment_judge import EntailmentJudge
 
-        self._judge = OfflineJudge()
+        self._judge = EntailmentJudge()
 
     async def judge(
         self, claim: Claim, evidence: list[Evidence], context: Context, *, feedback: str | None, errors: list[str]

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 OFFLINE_ROWS = [
-    {"id": "paris", "claim": "Paris is the capital of France.",
+    {"id": "paris", "claim": "More people live in Paris than in any other city in France.",
      "evidence": "Paris is the capital and largest city of France.", "label": "supported"},
     {"id": "boil", "claim": "Water boils at 50 degrees Celsius at sea level.",
      "evidence": "At sea level, water boils at 100 degrees Celsius.", "label": "refuted"},
@@ -18,8 +18,9 @@ OFFLINE_ROWS = [
     {"id": "sushi", "claim": "Tokyo has the best sushi restaurants in the world.",
      "evidence": "Bananas are a good source of potassium.", "label": "unverifiable"},
 ]
-"""Four obvious judge rows. Measured with the offline judge: it calls 'paris' unverifiable
-(wrong) and gets the other three right."""
+"""Four judge rows. Measured with the offline entailment judge: it calls 'paris' unverifiable
+(wrong: a city's being the largest means it has the most inhabitants, a step the model does not
+take; it scores the pair entailed at 0.19) and gets the other three right."""
 
 OFFLINE_PREDICTED = {"paris": "unverifiable", "boil": "refuted", "moon": "supported", "sushi": "unverifiable"}
 

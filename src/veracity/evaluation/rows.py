@@ -94,15 +94,17 @@ class RowEvaluator:
         """Raise `ConfigurationError` now if what the rows need is not set up; describe what will run.
 
         The local embedder is loaded here wherever the rows will use it (the offline judge,
-        and for whole checks claim matching and reliability scores), so its one-off start-up
-        is not counted in the first run's wall time.
+        and for whole checks claim matching and reliability scores), and so is the entailment
+        model in offline mode, so their one-off start-up is not counted in the first run's wall time.
         """
         from veracity.offline.embedder import default_embedder
+        from veracity.offline.entailment import default_entailment_model
 
         if isinstance(rows[0], JudgeRow):
             mode = self.resources.mode(self.context)
             if mode.offline:
                 default_embedder().embed(["warm-up"])
+                default_entailment_model()
             else:
                 self.resources.chat_model(self.context)
             return f"judge: {mode.model}; evidence: each row's own"
@@ -113,6 +115,8 @@ class RowEvaluator:
         for row in filter(None, (with_source, without_source)):
             mode = self.resources.preflight(self.context_for(row))
             described.append("evidence: each row's source" if mode.source else f"evidence: {mode.search}")
+        if mode.offline:
+            default_entailment_model()
         return f"model: {mode.model}; " + ", ".join(described)
 
     def _config(self, row: Row) -> dict:

@@ -1,4 +1,6 @@
-"""Offline components: local embeddings, sentence splitting, the claim splitter and the judge.
+"""Offline components: local embeddings, sentence splitting, the claim splitter and the judges.
 
-Nothing here needs a network connection or an API key.
+The shipped judge (`entailment_judge`) runs a bundled entailment model (`entailment`); the first
+judge (`judge`, embeddings plus lexical signals) stays for comparison. Nothing here needs a
+network connection or an API key.
 """

@@ -1,10 +1,11 @@
 """The decision step of the offline judge: from scored evidence passages to a label.
 
-A `Decider` sees the claim and its candidate passages (sentences and two-sentence windows,
-each with its cosine similarity and lexical signals) and returns a `Decision`. The rule-based
-`HeuristicDecider` is the default; `SimilarityBaselineDecider` is the plain similarity
-threshold used as a benchmark reference. A trained entailment model can replace both behind
-the same protocol and still read the signals on each candidate.
+A `Decider` sees the claim and its candidate passages (sentences and windows of adjacent
+sentences, each with its cosine similarity, lexical signals and, where scored, the entailment
+model's probabilities) and returns a `Decision`. The rule-based `HeuristicDecider` is the first
+offline judge (`OfflineJudge`'s default); `SimilarityBaselineDecider` is the plain similarity
+threshold used as a benchmark reference; `veracity.offline.entailment_judge.EntailmentDecider`
+rules from the entailment model's probabilities and is the shipped judge's decider.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from veracity.contracts import Label
+from veracity.offline.entailment import Probabilities
 from veracity.offline.signals import Signals
 
 
@@ -21,7 +23,8 @@ class Candidate:
     """One evidence passage considered for a claim.
 
     `text` is exactly `evidence.text[start:end]` of the item `evidence_id`, so it can be quoted
-    verbatim. `sentences` is 1 for a sentence and 2 for a window of two adjacent sentences.
+    verbatim. `sentences` is 1 for a sentence and 2 or 3 for a window of adjacent sentences.
+    `entailment` holds the entailment model's probabilities where the passage was scored by it.
     """
 
     evidence_id: str
@@ -31,6 +34,7 @@ class Candidate:
     similarity: float
     signals: Signals
     sentences: int = 1
+    entailment: Probabilities | None = None
 
     def contains(self, other: Candidate) -> bool:
         """Whether `other` is a passage inside this one (same evidence item)."""

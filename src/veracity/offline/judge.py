@@ -1,5 +1,7 @@
-"""The offline judge: local embeddings plus lexical signals, no model API.
+"""The first offline judge: local embeddings plus lexical signals, no model API.
 
+The shipped offline judge is `veracity.offline.entailment_judge.EntailmentJudge`, a subclass
+that adds a trained entailment model; this one stays as the reference it is measured against.
 For one claim and its retrieved evidence items it
 
 1. cuts every item into sentences (`split_sentences`) and two-sentence windows,
@@ -42,28 +44,43 @@ def passages(claim: str, text: str, *, limit: int = MAX_SENTENCES_PER_ITEM) -> l
 
     Passages too short to quote are left out.
     """
-    sentences = [s for s in split_sentences(text) if len(normalize(s.text)) >= MIN_QUOTE_CHARS]
+    sentences = quotable_sentences(text)
     wanted = set(content_stems(claim))
     found = [wanted & set(content_stems(s.text)) for s in sentences]
-    kept = set(range(len(sentences)))
-    if len(sentences) > limit:
-        kept = set(sorted(kept, key=lambda i: (-len(found[i]), i))[:limit])
+    kept = set(most_overlapping(claim, sentences, limit))
     spans = [(sentences[i].start, sentences[i].end, 1) for i in sorted(kept)]
     for i in range(len(sentences) - 1):
         first, second = sentences[i], sentences[i + 1]
         joins_words = len(found[i] | found[i + 1]) > max(len(found[i]), len(found[i + 1]))
-        if (i in kept or i + 1 in kept) and joins_words and _adjacent(text, first, second):
+        if (i in kept or i + 1 in kept) and joins_words and same_paragraph(text, first, second):
             spans.append((first.start, second.end, 2))
     return spans
 
 
-def _adjacent(text: str, first: Sentence, second: Sentence) -> bool:
+def quotable_sentences(text: str) -> list[Sentence]:
+    """The sentences of `text` long enough to be quoted."""
+    return [s for s in split_sentences(text) if len(normalize(s.text)) >= MIN_QUOTE_CHARS]
+
+
+def most_overlapping(claim: str, sentences: Sequence[Sentence], limit: int) -> list[int]:
+    """Indexes of at most `limit` sentences, those sharing most content words with `claim`, in order.
+
+    Ties keep document order; with `limit` or fewer sentences, all of them.
+    """
+    if len(sentences) <= limit:
+        return list(range(len(sentences)))
+    wanted = set(content_stems(claim))
+    overlap = [len(wanted & set(content_stems(s.text))) for s in sentences]
+    return sorted(sorted(range(len(sentences)), key=lambda i: (-overlap[i], i))[:limit])
+
+
+def same_paragraph(text: str, first: Sentence, second: Sentence) -> bool:
     """Sentences in the same paragraph (no blank line between them)."""
     return _BLANK_LINE.search(text, first.end, second.start) is None
 
 
 class OfflineJudge:
-    """Judges a claim against its evidence with local embeddings and a `Decider`."""
+    """Judges a claim against its evidence with local embeddings and a `Decider` (the heuristic one by default)."""
 
     def __init__(self, *, embedder=None, decider: Decider | None = None) -> None:
         """`embedder` defaults to `default_embedder()` (loaded on first use); `decider` to `HeuristicDecider()`."""

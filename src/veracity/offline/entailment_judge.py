@@ -1,0 +1,236 @@
+"""The shipped offline judge: a trained entailment cross-encoder over the claim's closest passages.
+
+For one claim and its evidence items it
+
+1. cuts every item into quotable sentences (at most `MAX_SENTENCES_PER_ITEM` per item, chosen
+   by lexical overlap with the claim) and embeds them with the claim in one call;
+2. keeps the `top_sentences` sentences most similar to the claim (near-copies count once), and
+   builds the windows of 2 or 3 adjacent sentences (same item, same paragraph) around the
+   closest `window_around` of them;
+3. scores all those passages against the claim with the entailment model in one batch, and
+   computes the lexical signals on each;
+4. lets `EntailmentDecider` rule from the probabilities, with thresholds and settings read from
+   the model's ``config.json`` (`JudgeSettings.from_config`), never written in code.
+
+The lexical contradiction signals named in the config (number, negation, entity swap) stay as
+overrides: a small entailment model reads "over 2,000 rooms" and "about 1,000 rooms" as close
+paraphrases, so a passage it finds entailing, on which such a signal fires, refutes the claim
+instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from veracity.contracts import Evidence
+from veracity.offline.decision import Candidate, Decision
+from veracity.offline.entailment import default_entailment_model, load_config
+from veracity.offline.judge import (
+    MAX_SENTENCES_PER_ITEM,
+    OfflineJudge,
+    most_overlapping,
+    quotable_sentences,
+    same_paragraph,
+)
+from veracity.offline.sentences import Sentence
+from veracity.offline.signals import EntitySwap, NegationMismatch, NumberMismatch, Signals, compute_signals
+
+OVERRIDE_SIGNALS = {"number": NumberMismatch, "negation": NegationMismatch, "entity": EntitySwap}
+"""Signal kinds a config may name in ``overrides``."""
+NEAR_COPY_SIMILARITY = 0.9
+"""Cosine at or above which two evidence sentences count as copies of each other (one is scored)."""
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """What the entailment judge scores and where it draws the lines; loaded from ``config.json``.
+
+    `support` and `refute` are minimum probabilities (chosen on held-out calibration data, see the
+    model card); with `contradiction_first`, a passage past `refute` refutes the claim even when
+    another passage entails it more strongly; `overrides` names the signals that turn an
+    entailing passage into a refutation.
+    """
+
+    support: float
+    refute: float
+    contradiction_first: bool
+    top_sentences: int
+    window_around: int
+    window_sizes: tuple[int, ...]
+    overrides: tuple[str, ...]
+
+    @classmethod
+    def from_config(cls, config: dict | None = None) -> JudgeSettings:
+        """Read the ``judge`` section of the model's config (the shipped one by default)."""
+        judge = (config or load_config())["judge"]
+        unknown = set(judge["overrides"]) - set(OVERRIDE_SIGNALS)
+        if unknown:
+            raise ValueError(f"unknown override signals {sorted(unknown)}; known: {sorted(OVERRIDE_SIGNALS)}")
+        return cls(
+            support=float(judge["support"]), refute=float(judge["refute"]),
+            contradiction_first=bool(judge["contradiction_first"]),
+            top_sentences=int(judge["top_sentences"]), window_around=int(judge["window_around"]),
+            window_sizes=tuple(int(size) for size in judge["window_sizes"]), overrides=tuple(judge["overrides"]),
+        )
+
+
+@dataclass(frozen=True)
+class EntailmentDecider:
+    """Rules from the entailment probabilities of the scored candidates.
+
+    1. The highest P(refuted) reaches `refute` and, unless `contradiction_first`, is at least the
+       highest P(supported): refuted.
+    2. The highest P(supported) reaches `support`: supported, unless an override signal fires on
+       a passage past `support`; that passage then refutes the claim (the model read it as
+       entailing, but it names another number, negates the claim, or puts another name in the
+       claim's place: "The capital of Australia is Canberra" against "Sydney is the capital of
+       Australia", which the shipped model scores as entailed at 0.96).
+    3. Otherwise: unverifiable, citing the passage closest to the claim.
+
+    The quote is the passage that decided; among the passages past the threshold for the label
+    the shortest (fewest sentences) is quoted, then the most probable.
+    """
+
+    settings: JudgeSettings
+
+    def decide(self, claim: str, candidates: list[Candidate]) -> Decision:
+        """Apply the rules above; the reason gives the probabilities that decided."""
+        scored = [c for c in candidates if c.entailment is not None]
+        if not scored:
+            return Decision("unverifiable", "No evidence text to judge the claim against.")
+        t = self.settings
+        top_support = max(c.entailment.supported for c in scored)
+        top_refute = max(c.entailment.refuted for c in scored)
+        if top_refute >= t.refute and (t.contradiction_first or top_refute >= top_support):
+            chosen = _decisive(scored, lambda p: p.refuted, t.refute)
+            return Decision(
+                "refuted", f"The evidence contradicts the claim ({chosen.entailment.describe()}).", chosen
+            )
+        if top_support >= t.support:
+            entailing = _past(scored, lambda p: p.supported, t.support)
+            for candidate in entailing:
+                signal = self._override(candidate.signals)
+                if signal is not None:
+                    return Decision(
+                        "refuted",
+                        f"{signal.describe()} (the entailment model alone would say supported: "
+                        f"{candidate.entailment.describe()}).",
+                        candidate,
+                    )
+            chosen = entailing[0]
+            return Decision("supported", f"The evidence entails the claim ({chosen.entailment.describe()}).", chosen)
+        return Decision(
+            "unverifiable",
+            f"No passage entails or contradicts the claim clearly enough (best: entails {top_support:.2f}, "
+            f"needs {t.support:.2f}; contradicts {top_refute:.2f}, needs {t.refute:.2f}).",
+        )
+
+    def _override(self, signals: Signals) -> NumberMismatch | NegationMismatch | EntitySwap | None:
+        for name in self.settings.overrides:
+            value = getattr(signals, name)
+            if value is not None and signals.contradiction is value:
+                return value
+        return None
+
+
+def _past(candidates: list[Candidate], probability, threshold: float) -> list[Candidate]:
+    """The passages past `threshold`, shortest first, then the most probable."""
+    passing = [c for c in candidates if probability(c.entailment) >= threshold]
+    return sorted(passing, key=lambda c: (c.sentences, -probability(c.entailment), c.evidence_id, c.start))
+
+
+def _decisive(candidates: list[Candidate], probability, threshold: float) -> Candidate:
+    """The shortest passage past `threshold`, then the most probable one."""
+    return _past(candidates, probability, threshold)[0]
+
+
+@dataclass(frozen=True)
+class _Item:
+    evidence: Evidence
+    sentences: list[Sentence]
+    kept: list[int]
+
+
+class EntailmentJudge(OfflineJudge):
+    """The offline judge with the bundled entailment model; `judge()` as in `OfflineJudge`."""
+
+    def __init__(self, *, embedder=None, model=None, settings: JudgeSettings | None = None) -> None:
+        """`model` defaults to `default_entailment_model()` (loaded on first use); `settings` to the
+        ``judge`` section of that model's config."""
+        self._model = model
+        config = getattr(model, "config", None) if model is not None else None
+        self.settings = settings or JudgeSettings.from_config(config)
+        super().__init__(embedder=embedder, decider=EntailmentDecider(self.settings))
+
+    @property
+    def model(self):
+        """The entailment model (anything with `probabilities(premises, hypothesis)`)."""
+        if self._model is None:
+            self._model = default_entailment_model()
+        return self._model
+
+    def candidates(self, claim: str, evidence: Sequence[Evidence]) -> list[Candidate]:
+        """The claim's closest sentences and the windows around them, each with its probabilities."""
+        settings = self.settings
+        items = []
+        for item in evidence:
+            sentences = quotable_sentences(item.text)
+            items.append(_Item(item, sentences, most_overlapping(claim, sentences, MAX_SENTENCES_PER_ITEM)))
+        pool = [(n, i) for n, item in enumerate(items) for i in item.kept]
+        if not pool:
+            return []
+        vectors = self.embedder.embed([claim, *(items[n].sentences[i].text for n, i in pool)])
+        similarity = dict(zip(pool, (float(s) for s in vectors[1:] @ vectors[0])))
+        closest = _closest_distinct(pool, similarity, dict(zip(pool, vectors[1:])), settings.top_sentences)
+
+        spans: dict[tuple[int, int, int], float] = {}
+        for key in closest:
+            spans[(key[0], key[1], key[1])] = similarity[key]
+        for n, i in closest[: settings.window_around]:
+            for first, last in _windows(items[n], i, settings.window_sizes):
+                # A window is as close to the claim as its closest scored sentence.
+                members = [similarity.get((n, j), 0.0) for j in range(first, last + 1)]
+                spans.setdefault((n, first, last), max(members))
+
+        candidates = []
+        for (n, first, last), closeness in spans.items():
+            item = items[n]
+            start, end = item.sentences[first].start, item.sentences[last].end
+            text = item.evidence.text[start:end]
+            candidates.append(Candidate(
+                evidence_id=item.evidence.id, text=text, start=start, end=end, similarity=closeness,
+                signals=compute_signals(claim, text), sentences=last - first + 1,
+            ))
+        probabilities = self.model.probabilities([c.text for c in candidates], claim)
+        return [replace(c, entailment=p) for c, p in zip(candidates, probabilities)]
+
+
+def _closest_distinct(pool: list, similarity: dict, vectors: dict, count: int) -> list:
+    """The `count` sentences closest to the claim, skipping near-copies of one already taken.
+
+    Knowledge-base chunks often repeat a sentence (a note and a user's document both saying
+    "Sydney is the capital of New South Wales"); scoring it twice would crowd out the sentence
+    that decides ("Canberra is the capital city of Australia").
+    """
+    chosen: list = []
+    for key in sorted(pool, key=lambda key: (-similarity[key], key)):
+        if len(chosen) == count:
+            break
+        if all(float(vectors[key] @ vectors[other]) < NEAR_COPY_SIMILARITY for other in chosen):
+            chosen.append(key)
+    return chosen
+
+
+def _windows(item: _Item, index: int, sizes: tuple[int, ...]) -> list[tuple[int, int]]:
+    """(first, last) sentence indexes of every window of the given sizes that contains `index`."""
+    found = []
+    for size in sizes:
+        for first in range(index - size + 1, index + 1):
+            last = first + size - 1
+            if first < 0 or last >= len(item.sentences):
+                continue
+            run = item.sentences[first:last + 1]
+            if all(same_paragraph(item.evidence.text, a, b) for a, b in zip(run, run[1:])):
+                found.append((first, last))
+    return found
