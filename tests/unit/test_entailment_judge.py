@@ -290,3 +290,16 @@ def test_a_sentence_repeated_across_items_is_scored_once(judge: EntailmentJudge)
     found = local.candidates("Sydney is the capital of Australia.", items)
     assert sorted(c.text for c in found) == ["Canberra is the capital city of Australia.",
                                              "Sydney is the capital of New South Wales."]
+
+
+def test_a_negation_elsewhere_in_a_window_does_not_override() -> None:
+    claim = "Refunds go to your original payment method within 5 business days once the item is returned."
+    first = "Refunds go to your original payment method within 5 business days."
+    sentence = candidates(claim, (first, 0.9, 0.05))[0]
+    window = dataclasses.replace(candidates(
+        claim, (f"{first} Items that are not returned in their packaging are not refunded.", 0.8, 0.1))[0], sentences=2)
+    assert window.signals.negation is not None  # the signal fires on the window ...
+    decision = EntailmentDecider(SETTINGS).decide(claim, [window, sentence])
+    assert decision.label == "supported" and decision.candidate is sentence  # ... but the sentence decides
+    alone = EntailmentDecider(SETTINGS).decide(claim, [window])
+    assert alone.label == "refuted" and alone.reason.startswith("negation mismatch")  # a deciding window is checked

@@ -82,10 +82,11 @@ class EntailmentDecider:
     1. The highest P(refuted) reaches `refute` and, unless `contradiction_first`, is at least the
        highest P(supported): refuted.
     2. The highest P(supported) reaches `support`: supported, unless an override signal fires on
-       a passage past `support`; that passage then refutes the claim (the model read it as
-       entailing, but it names another number, negates the claim, or puts another name in the
-       claim's place: "The capital of Australia is Canberra" against "Sydney is the capital of
-       Australia", which the shipped model scores as entailed at 0.96).
+       a single sentence past `support`, or on the passage that decided; that passage then
+       refutes the claim (the model read it as entailing, but it names another number, negates
+       the claim, or puts another name in the claim's place: "The capital of Australia is
+       Canberra" against "Sydney is the capital of Australia", which the shipped model scores
+       as entailed at 0.96).
     3. Otherwise: unverifiable, citing the passage closest to the claim.
 
     The quote is the passage that decided; among the passages past the threshold for the label
@@ -109,7 +110,9 @@ class EntailmentDecider:
             )
         if top_support >= t.support:
             entailing = _past(scored, lambda p: p.supported, t.support)
-            for candidate in entailing:
+            # Windows are checked only when one decides: their other sentences may negate or
+            # number something else ("Returns are not accepted after that.").
+            for candidate in (c for c in entailing if c.sentences == 1 or c is entailing[0]):
                 signal = self._override(candidate.signals)
                 if signal is not None:
                     return Decision(
