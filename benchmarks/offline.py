@@ -75,8 +75,9 @@ What is measured
 
    **Variants** (``--variants``). *as-shipped*: the process' first call is ``veracity.check``
    itself, as in any script or CLI run. *preloaded*: ``default_embedder()`` and
-   ``default_entailment_model()`` are called once in the main thread before the warm-up. The two differ because the first check's 5 branches reach
-   the lazily created embedder from 5 worker threads at once; the script reports how many
+   ``default_entailment_model()`` are called once in the main thread before the warm-up. The
+   two differ because the first check's 5 branches reach the lazily created models from 5
+   worker threads at once; the script reports how many
    ``Embedder`` objects each process created and whether the kb search and the judge share one.
    Targets are judged on *as-shipped*.
 
@@ -1082,7 +1083,7 @@ def markdown(result: dict) -> str:
         "warm); "
         "*cold cache*: the paragraphs again with every embedder cache emptied before each check. "
         "*as-shipped*: the process' first call is `veracity.check` itself (the warm-up); *preloaded*: "
-        "`default_embedder()` was called once in the main thread before it."),
+        "`default_embedder()` and `default_entailment_model()` were called once in the main thread before it."),
         "",
         ("| chunks in kb | variant | pass | runs | p50 (ms) | p95 (ms) | mean (ms) | max (ms) | CPU p50 (ms) "
         "| first check in process (ms) | embedders loaded | peak RSS (MiB) | p50 ≤ 300 ms at 10k |"),
