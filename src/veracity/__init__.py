@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from veracity.agents import Guard, GuardedAnswer, as_tool
 from veracity.api import acheck, check
 from veracity.builder import build_graph
 from veracity.context import Context
@@ -36,8 +37,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Claim", "ConfigurationError", "Context", "Evaluation", "EvaluationIssue", "Evidence", "EvidenceBackend",
-    "GateFailure", "InputError", "Report", "RetrieverBackend", "SearchHit", "TavilyBackend", "ToolError",
-    "ToolFailure", "TraceRecord", "VeracityError", "Verdict", "acheck", "build_graph", "check", "graph",
+    "GateFailure", "Guard", "GuardedAnswer", "InputError", "Report", "RetrieverBackend", "SearchHit",
+    "TavilyBackend", "ToolError", "ToolFailure", "TraceRecord", "VeracityError", "Verdict", "acheck", "as_tool",
+    "build_graph", "check", "graph",
 ]
 
 

@@ -1,0 +1,196 @@
+"""veracity inside chat agents: a fact-checking tool, and a guard around an agent's answers.
+
+* `as_tool()` gives a LangChain tool an agent can call to fact-check a statement.
+* `Guard` wraps any chat agent, chat model or LangGraph graph. It checks the final answer
+  against a source text or the evidence backend, then, by `policy`, annotates the answer,
+  blocks it, or sends it back once with the unsupported phrases quoted for a rewrite.
+
+Both take the keyword settings of `veracity.check` (e.g. ``model="offline"``,
+``source_text=POLICY``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.runnables import Runnable
+from langchain_core.tools import BaseTool, StructuredTool
+from pydantic import BaseModel, Field
+
+from veracity.api import acheck
+from veracity.blocking import run_blocking
+from veracity.contracts import Report
+
+Policy = Literal["annotate", "block", "rewrite"]
+POLICIES = ("annotate", "block", "rewrite")
+BLOCKED_ANSWER = "I can't give that answer: parts of it are not supported by the sources I must stay within."
+"""What `Guard` returns in place of an answer it blocks (set `blocked_answer` to change it)."""
+
+
+class FactCheckInput(BaseModel):
+    """Arguments of the fact-check tool."""
+
+    statement: str = Field(description="The text to fact-check: one or more factual sentences.")
+
+
+def as_tool(*, name: str = "fact_check", description: str | None = None, **settings: Any) -> BaseTool:
+    """A LangChain tool that fact-checks a statement with `veracity.acheck(statement, **settings)`.
+
+    The tool returns one line per claim: its label, the claim, and the quote and source that
+    decided it, then the overall result, so the calling model can cite or correct.
+    """
+
+    async def fact_check(statement: str) -> str:
+        return describe(await acheck(statement, **settings))
+
+    def fact_check_sync(statement: str) -> str:
+        return run_blocking(fact_check(statement))
+
+    return StructuredTool.from_function(
+        func=fact_check_sync, coroutine=fact_check, name=name, args_schema=FactCheckInput,
+        description=description or (
+            "Fact-check a statement: splits it into claims and says, for each, whether the evidence "
+            "supports it, refutes it, or does not say, with a verbatim quote."
+        ),
+    )
+
+
+def describe(report: Report) -> str:
+    """A report as short text for a model to read: a line per claim, then the verdict on the whole."""
+    lines = []
+    for claim in report.claims:
+        verdict = report.verdict_for(claim.id)
+        if verdict is None:
+            continue
+        line = f"- {verdict.label}: {claim.text}"
+        evidence = report.evidence_by_id(verdict.evidence_id) if verdict.evidence_id else None
+        if verdict.quote:
+            source = f" ({evidence.title or evidence.url})" if evidence and (evidence.title or evidence.url) else ""
+            line += f' Evidence: "{verdict.quote}"{source}'
+        lines.append(line)
+    if not lines:
+        lines.append(f"- no checkable claims{': ' + report.message if report.message else ''}")
+    lines.append("All claims are supported." if report.ok else "Not every claim is supported.")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class GuardedAnswer:
+    """What `Guard` returns: the answer to show, what the guard did, and the reports behind it.
+
+    `action` is "passed" (the first answer was fully supported), "annotated", "blocked" or
+    "rewritten" (the second answer passed after one rewrite); a rewrite that still fails is
+    "blocked". `reports` holds one report per answer checked, in order.
+    """
+
+    answer: str
+    action: Literal["passed", "annotated", "blocked", "rewritten"]
+    original: str
+    reports: tuple[Report, ...]
+
+    @property
+    def report(self) -> Report:
+        """The report on the last answer checked."""
+        return self.reports[-1]
+
+
+class Guard:
+    """Checks a chat agent's final answer before anyone sees it.
+
+    `agent` is anything with `ainvoke`: a chat model, a LangChain agent, or a compiled graph
+    whose state has ``messages``. Its input may be a string, a list of messages, or a dict
+    with ``messages``; its output an `AIMessage`, a string, or such a dict.
+    """
+
+    def __init__(
+        self, agent: Runnable, *, policy: Policy = "annotate", blocked_answer: str = BLOCKED_ANSWER,
+        **settings: Any,
+    ) -> None:
+        """`settings` go to `veracity.acheck` (e.g. ``source_text=...``, ``model="offline"``)."""
+        if policy not in POLICIES:
+            raise ValueError(f"policy must be one of {POLICIES}, not {policy!r}")
+        self.agent = agent
+        self.policy = policy
+        self.blocked_answer = blocked_answer
+        self.settings = settings
+
+    async def ainvoke(self, agent_input: Any) -> GuardedAnswer:
+        """Run the agent, check its answer and apply the policy."""
+        answer = answer_text(await self.agent.ainvoke(agent_input))
+        report = await acheck(answer, **self.settings)
+        if report.ok:
+            return GuardedAnswer(answer, "passed", answer, (report,))
+        if self.policy == "annotate":
+            return GuardedAnswer(f"{answer}\n\n{annotation(report)}", "annotated", answer, (report,))
+        if self.policy == "block":
+            return GuardedAnswer(self.blocked_answer, "blocked", answer, (report,))
+        retry_input = with_feedback(agent_input, answer, rewrite_request(report))
+        second = answer_text(await self.agent.ainvoke(retry_input))
+        second_report = await acheck(second, **self.settings)
+        if second_report.ok:
+            return GuardedAnswer(second, "rewritten", answer, (report, second_report))
+        return GuardedAnswer(self.blocked_answer, "blocked", answer, (report, second_report))
+
+    def invoke(self, agent_input: Any) -> GuardedAnswer:
+        """Synchronous `ainvoke`."""
+        return run_blocking(self.ainvoke(agent_input))
+
+
+def unsupported(report: Report) -> list[tuple[str, str]]:
+    """(label, claim text) of every claim that is not supported."""
+    found = []
+    for claim in report.claims:
+        verdict = report.verdict_for(claim.id)
+        label = verdict.label if verdict is not None else "unverifiable"
+        if label != "supported":
+            found.append((label, claim.text))
+    return found
+
+
+def annotation(report: Report) -> str:
+    """A note for readers listing the answer's unsupported statements."""
+    lines = ["Note: these statements are not supported by the sources:"]
+    lines += [f'- "{text}" ({"contradicted" if label == "refuted" else "not supported"})'
+              for label, text in unsupported(report)]
+    if len(lines) == 1:
+        lines = ["Note: this answer could not be fully checked."]
+    return "\n".join(lines)
+
+
+def rewrite_request(report: Report) -> str:
+    """The message that sends an answer back to the agent, quoting what must change."""
+    quoted = "\n".join(
+        f'- "{text}": {"the source contradicts this" if label == "refuted" else "the source does not say this"}'
+        for label, text in unsupported(report)
+    )
+    return (
+        "Your answer says things the sources do not support:\n"
+        f"{quoted or '- (the answer could not be checked)'}\n"
+        "Rewrite the answer so that every statement is supported by the sources. Leave out what "
+        "they do not say; do not promise anything they do not allow."
+    )
+
+
+def answer_text(output: Any) -> str:
+    """The final answer's text from an agent's output (message, string, or state with messages)."""
+    if isinstance(output, dict) and "messages" in output:
+        output = output["messages"][-1]
+    if isinstance(output, BaseMessage):
+        output = str(output.text)
+    if not isinstance(output, str):
+        raise TypeError(f"cannot read an answer from the agent's output of type {type(output).__name__}")
+    return output
+
+
+def with_feedback(agent_input: Any, answer: str, feedback: str) -> Any:
+    """The agent's input with its answer and the rewrite request appended, in the same shape."""
+    turn = [AIMessage(content=answer), HumanMessage(content=feedback)]
+    if isinstance(agent_input, str):
+        return [HumanMessage(content=agent_input), *turn]
+    if isinstance(agent_input, list):
+        return [*agent_input, *turn]
+    if isinstance(agent_input, dict) and "messages" in agent_input:
+        return {**agent_input, "messages": [*agent_input["messages"], *turn]}
+    raise TypeError(f"cannot add a rewrite request to an agent input of type {type(agent_input).__name__}")
