@@ -174,10 +174,12 @@ def check(text, model, search, source_file, kb_path, max_revisions, max_results,
 def _register_subcommands() -> None:
     from veracity.eval_cli import eval_command
     from veracity.kb_cli import ingest_command, kb_group
+    from veracity.serve_cli import serve_command
 
     main.add_command(ingest_command, name="ingest")
     main.add_command(kb_group, name="kb")
     main.add_command(eval_command, name="eval")
+    main.add_command(serve_command, name="serve")
 
 
 _register_subcommands()

@@ -1,0 +1,247 @@
+"""The HTTP app: LangServe-style routes for the fact-check graph, ``/analyze``, ``/healthz``.
+
+Routes (all JSON; errors are ``{"error": ..., "status": ...}``):
+
+* ``POST /factcheck/invoke``  ``{"input": {"text": ..., "source_text"?: ..., "search"?: ...}}``
+  -> ``{"output": <report>, "metadata": {"run_id": ...}}``
+* ``POST /factcheck/batch``   ``{"inputs": [<input>, ...]}`` -> ``{"output": [<report>, ...], "metadata": ...}``
+* ``POST /factcheck/stream``  server-sent events: ``metadata``, one ``data`` per finished graph
+  step (per-claim steps included, as they finish), ``end``
+* ``GET /factcheck/input_schema``, ``GET /factcheck/output_schema``: JSON schemas
+* ``POST /analyze`` ``{"query": ..., "answer"?: ..., "source_text"?: ...}``: answers the query with
+  the configured chat model (or takes the given answer) and audits it
+* ``GET /healthz``; OpenAPI docs at ``/docs``
+
+With an API key configured (``VERACITY_API_KEY`` or ``create_app(api_key=...)``) every route
+but ``/healthz`` and the docs needs ``X-API-Key`` or ``Authorization: Bearer``. Bodies over
+the size limit get 413; a client over its rate gets 429 with ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import uuid
+from collections.abc import AsyncIterator
+from importlib.metadata import version
+from typing import Any, Literal
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, StreamingResponse
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException
+
+from veracity.api import acheck
+from veracity.context import Context
+from veracity.contracts import Report
+from veracity.errors import ConfigurationError, InputError
+from veracity.resources import Resources
+from veracity.server.limits import BodyLimit, error_response, key_matches, parse_rate, presented_key
+
+DEFAULT_MAX_BODY_BYTES = 1_000_000
+DEFAULT_RATE = "60/minute"
+
+
+class FactcheckInput(BaseModel):
+    """What to check: the text, and optionally a source text to check it against only."""
+
+    text: str = Field(min_length=1, description="The text to fact-check.")
+    source_text: str | None = Field(default=None, description="Check against this text only (source mode).")
+    search: Literal["auto", "web", "kb", "source"] | None = Field(
+        default=None, description="Where evidence comes from; default: the server's setting.")
+
+
+class InvokeRequest(BaseModel):
+    """LangServe's invoke body."""
+
+    input: FactcheckInput
+    config: dict[str, Any] = Field(default_factory=dict)
+    kwargs: dict[str, Any] = Field(default_factory=dict)
+
+
+class BatchRequest(BaseModel):
+    """LangServe's batch body."""
+
+    inputs: list[FactcheckInput] = Field(min_length=1, max_length=32)
+    config: dict[str, Any] | list[dict[str, Any]] = Field(default_factory=dict)
+    kwargs: dict[str, Any] = Field(default_factory=dict)
+
+
+class AnalyzeRequest(BaseModel):
+    """Answer `query` (or take `answer`) and audit the answer."""
+
+    query: str = Field(min_length=1, description="The question to answer.")
+    answer: str | None = Field(default=None, description="Audit this answer instead of generating one.")
+    source_text: str | None = Field(default=None, description="Audit against this text only.")
+
+
+def create_app(
+    *, model: BaseChatModel | str | None = None, api_key: str | None = None, rate_limit: str | None = None,
+    max_body_bytes: int | None = None, **settings: Any,
+) -> FastAPI:
+    """The app. `model` and `settings` are `veracity.check`'s; the limits default to the environment.
+
+    ``VERACITY_API_KEY`` (unset or ``api_key=""``: open), ``VERACITY_RATE_LIMIT`` (default 60/minute per client)
+    and ``VERACITY_MAX_BODY_BYTES`` (default 1,000,000).
+    """
+    api_key = (api_key if api_key is not None else os.environ.get("VERACITY_API_KEY")) or None  # "": open
+    limiter = parse_rate(rate_limit or os.environ.get("VERACITY_RATE_LIMIT") or DEFAULT_RATE)
+    max_body = max_body_bytes or int(os.environ.get("VERACITY_MAX_BODY_BYTES") or DEFAULT_MAX_BODY_BYTES)
+    check_settings = dict(settings, model=model) if model is not None else dict(settings)
+
+    app = FastAPI(title="veracity", version=version("veracity"),
+                  description="Fact-check text: claims, evidence, verdicts with verified quotes.")
+    app.add_middleware(BodyLimit, max_bytes=max_body)
+    _add_error_handlers(app)
+
+    async def guard(request: Request) -> None:
+        key = presented_key(request.headers)
+        if api_key is not None and not key_matches(key, api_key):
+            raise HTTPException(401, "missing or wrong API key (send X-API-Key or Authorization: Bearer)",
+                                headers={"WWW-Authenticate": "Bearer"})
+        client = key or (request.client.host if request.client else "unknown")
+        wait = limiter.retry_after(client)
+        if wait is not None:
+            raise HTTPException(429, f"rate limit exceeded; retry in {wait} s", headers={"Retry-After": str(wait)})
+
+    async def run_check(item: FactcheckInput, on_update=None) -> Report:
+        extra = {k: v for k, v in (("source_text", item.source_text), ("search", item.search)) if v is not None}
+        return await acheck(item.text, **{**check_settings, **extra}, on_update=on_update)
+
+    @app.get("/healthz", tags=["service"])
+    async def healthz() -> dict:
+        """Liveness: always 200 while the process serves."""
+        return {"status": "ok", "version": version("veracity")}
+
+    @app.post("/factcheck/invoke", dependencies=[Depends(guard)], tags=["factcheck"])
+    async def invoke(body: InvokeRequest) -> dict:
+        """Check one text; the output is the whole report."""
+        report = await run_check(body.input)
+        return {"output": report.model_dump(mode="json"), "metadata": {"run_id": str(uuid.uuid4())}}
+
+    @app.post("/factcheck/batch", dependencies=[Depends(guard)], tags=["factcheck"])
+    async def batch(body: BatchRequest) -> dict:
+        """Check several texts concurrently; outputs in input order."""
+        reports = await asyncio.gather(*(run_check(item) for item in body.inputs))
+        return {"output": [r.model_dump(mode="json") for r in reports],
+                "metadata": {"run_ids": [str(uuid.uuid4()) for _ in reports]}}
+
+    @app.post("/factcheck/stream", dependencies=[Depends(guard)], tags=["factcheck"])
+    async def stream(body: InvokeRequest) -> StreamingResponse:
+        """Server-sent events: each graph step's update as it finishes, then the report, then end."""
+        return StreamingResponse(_events(run_check, body.input), media_type="text/event-stream")
+
+    @app.get("/factcheck/input_schema", tags=["factcheck"])
+    async def input_schema() -> dict:
+        """JSON schema of the input."""
+        return FactcheckInput.model_json_schema()
+
+    @app.get("/factcheck/output_schema", tags=["factcheck"])
+    async def output_schema() -> dict:
+        """JSON schema of the output (the report)."""
+        return Report.model_json_schema()
+
+    @app.post("/analyze", dependencies=[Depends(guard)], tags=["analyze"])
+    async def analyze(body: AnalyzeRequest) -> dict:
+        """Answer the query with the configured chat model (unless an answer is given) and audit it."""
+        if body.answer is not None and not body.answer.strip():
+            raise HTTPException(422, "the answer is empty: send a non-empty answer, or leave it out to generate one")
+        answer = body.answer if body.answer is not None else await _generate(model, settings, body.query)
+        extra = {"source_text": body.source_text} if body.source_text is not None else {}
+        report = await acheck(answer, **{**check_settings, **extra})
+        return _analysis(answer, report)
+
+    return app
+
+
+async def _generate(model: BaseChatModel | str | None, settings: dict, query: str) -> str:
+    resources = Resources(model=model if isinstance(model, BaseChatModel) else None)
+    context = Context.from_settings(**settings, **({"model": model} if isinstance(model, str) else {}))
+    if resources.mode(context).offline:
+        raise HTTPException(409, "POST /analyze needs a chat model to answer the query; this server runs offline. "
+                                 "Send an 'answer' to audit, or start the server with --model.")
+    try:
+        reply = await resources.chat_model(context).ainvoke(query)
+    except Exception as error:  # a provider failure is the upstream's, not the client's
+        raise HTTPException(502, f"the chat model failed: {type(error).__name__}: {error}") from error
+    answer = str(reply.text).strip()
+    if not answer:
+        raise HTTPException(502, "the chat model returned an empty answer")
+    return answer
+
+
+def _analysis(answer: str, report: Report) -> dict:
+    claims = []
+    for claim in report.claims:
+        verdict = report.verdict_for(claim.id)
+        evidence = report.evidence_by_id(verdict.evidence_id) if verdict and verdict.evidence_id else None
+        claims.append({
+            "claim": claim.text, "label": verdict.label if verdict else "unverifiable",
+            "quote": verdict.quote if verdict else None, "reason": verdict.reason if verdict else None,
+            "source": (evidence.url or evidence.title) if evidence else None,
+        })
+    return {
+        "answer": answer, "confidence_score": report.confidence_score,
+        "hallucination_risk": report.hallucination_risk, "evidence_coverage": report.evidence_coverage,
+        "unsupported_claims": report.unsupported_claims, "claims_analysis": claims, "passed": report.ok,
+    }
+
+
+async def _events(run_check, item: FactcheckInput) -> AsyncIterator[str]:
+    queue: asyncio.Queue = asyncio.Queue()
+    loop = asyncio.get_running_loop()
+
+    def on_update(node: str, update: dict) -> None:
+        loop.call_soon_threadsafe(queue.put_nowait, ("data", {"node": node, "update": jsonable_encoder(update)}))
+
+    async def run() -> None:
+        try:
+            report = await run_check(item, on_update)
+            queue.put_nowait(("data", {"report": report.model_dump(mode="json")}))
+        except InputError as error:
+            queue.put_nowait(("error", {"error": str(error), "status": 422}))
+        except Exception as error:  # reported to the client as an event; the stream still ends
+            queue.put_nowait(("error", {"error": f"{type(error).__name__}: {error}", "status": 500}))
+        queue.put_nowait(None)
+
+    task = asyncio.create_task(run())
+    yield _sse("metadata", {"run_id": str(uuid.uuid4())})
+    while (event := await queue.get()) is not None:
+        yield _sse(*event)
+    await task
+    yield _sse("end", None)
+
+
+def _sse(event: str, data: Any) -> str:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n"
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(HTTPException)
+    async def http_error(_request: Request, error: HTTPException) -> JSONResponse:
+        return error_response(error.status_code, str(error.detail), **(error.headers or {}))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_request: Request, error: RequestValidationError) -> JSONResponse:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
+        return error_response(422, f"invalid request: {problems}")
+
+    @app.exception_handler(InputError)
+    async def bad_input(_request: Request, error: InputError) -> JSONResponse:
+        return error_response(422, str(error))
+
+    @app.exception_handler(ConfigurationError)
+    async def not_configured(_request: Request, error: ConfigurationError) -> JSONResponse:
+        return error_response(400, str(error))
+
+    @app.exception_handler(Exception)
+    async def unexpected(_request: Request, error: Exception) -> JSONResponse:
+        return error_response(500, f"internal error ({type(error).__name__}); see the server log")
+
+
+app = create_app()
+"""The app with settings from the environment (for ``langgraph.json``'s ``http`` entry and ASGI servers)."""

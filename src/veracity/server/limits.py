@@ -1,0 +1,107 @@
+"""Request limits for the HTTP app: API-key auth, body size and per-client rate."""
+
+from __future__ import annotations
+
+import hmac
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+
+def error_response(status: int, message: str, **headers: str) -> JSONResponse:
+    """Every error the app returns: ``{"error": message, "status": status}``, never a traceback."""
+    return JSONResponse({"error": message, "status": status}, status_code=status, headers=headers or None)
+
+
+class BodyLimit:
+    """ASGI middleware: a request body over `max_bytes` gets 413, whether or not it declares its length.
+
+    The body is read up front (at most `max_bytes` are kept) and replayed to the app, so the
+    limit holds for chunked uploads too.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        """`app` is the wrapped ASGI app."""
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Reject by Content-Length at once, else read and count the body before the app sees it."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        too_large = error_response(413, f"request body is larger than {self.max_bytes} bytes")
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            await too_large(scope, receive, send)
+            return
+        chunks, size, more = [], 0, True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":  # the client went away
+                return
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            more = message.get("more_body", False)
+            if size > self.max_bytes:
+                await too_large(scope, receive, send)
+                return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+def key_matches(given: str | None, expected: str) -> bool:
+    """Constant-time comparison of an API key."""
+    return given is not None and hmac.compare_digest(given.encode(), expected.encode())
+
+
+def presented_key(headers) -> str | None:
+    """The key from ``X-API-Key`` or ``Authorization: Bearer ...``."""
+    if headers.get("x-api-key"):
+        return headers["x-api-key"]
+    scheme, _, token = headers.get("authorization", "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+@dataclass
+class RateLimiter:
+    """A token bucket per client: `requests` per `per_seconds`, refilled continuously."""
+
+    requests: int
+    per_seconds: float
+    _buckets: dict[str, tuple[float, float]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def retry_after(self, client: str) -> int | None:
+        """Take a token for `client`; None if allowed, else whole seconds until one is free."""
+        rate = self.requests / self.per_seconds
+        now = time.monotonic()
+        with self._lock:
+            tokens, then = self._buckets.get(client, (float(self.requests), now))
+            tokens = min(float(self.requests), tokens + (now - then) * rate)
+            if tokens >= 1.0:
+                self._buckets[client] = (tokens - 1.0, now)
+                return None
+            self._buckets[client] = (tokens, now)
+            return max(1, math.ceil((1.0 - tokens) / rate))
+
+
+def parse_rate(text: str) -> RateLimiter:
+    """'60/minute', '10/second' or '1000/hour' -> a `RateLimiter`."""
+    count, _, unit = text.partition("/")
+    seconds = {"second": 1.0, "minute": 60.0, "hour": 3600.0}.get(unit.strip().rstrip("s"))
+    if not count.strip().isdigit() or int(count) < 1 or seconds is None:
+        raise ValueError(f"rate limit must look like '60/minute' (second, minute or hour), not {text!r}")
+    return RateLimiter(int(count), seconds)

@@ -1,0 +1,190 @@
+"""The HTTP app under a real uvicorn server on loopback, offline judge, scripted chat model for /analyze."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpx
+import pytest
+import uvicorn
+
+from tests.fakes import FakeWorld, claims_reply, verdict_reply
+from veracity.server.app import create_app
+from veracity.testing import ScriptedChatModel, prompt_text
+
+POLICY = ("The customer may return a package within 14 days of the delivery date. "
+          "After that period, returns are not accepted.")
+FAITHFUL = "You can return the package within 14 days of the delivery date."
+WRONG = "You can return the package within 30 days of the delivery date."
+WARM_PROMISE = "I'm so sorry! Don't worry, we'll find some solution for you."
+KEY = "s3cret-key"
+
+
+@contextmanager
+def serving(app) -> Iterator[str]:
+    """Run `app` under uvicorn on 127.0.0.1 (a free port) in a thread; yield its base URL."""
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def offline_url() -> Iterator[str]:
+    with serving(create_app(model="offline", api_key="", rate_limit="1000/minute")) as url:
+        yield url
+
+
+def post(url: str, path: str, body, **headers) -> httpx.Response:
+    return httpx.post(url + path, json=body, headers=headers, timeout=60)
+
+
+def test_healthz(offline_url: str) -> None:
+    response = httpx.get(offline_url + "/healthz")
+    assert response.status_code == 200 and response.json()["status"] == "ok"
+
+
+def test_invoke_checks_against_the_source(offline_url: str) -> None:
+    response = post(offline_url, "/factcheck/invoke", {"input": {"text": WRONG, "source_text": POLICY}})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["metadata"]["run_id"]
+    [verdict] = body["output"]["verdicts"]
+    assert verdict["label"] == "refuted" and "within 14 days" in verdict["quote"]
+    assert body["output"]["mode"] == "offline+source" and body["output"]["ok"] is False
+
+
+def test_batch_keeps_the_input_order(offline_url: str) -> None:
+    inputs = [{"text": FAITHFUL, "source_text": POLICY}, {"text": WRONG, "source_text": POLICY}]
+    body = post(offline_url, "/factcheck/batch", {"inputs": inputs}).json()
+    assert [r["verdicts"][0]["label"] for r in body["output"]] == ["supported", "refuted"]
+    assert len(body["metadata"]["run_ids"]) == 2
+
+
+def test_stream_sends_each_step_then_the_report_then_end(offline_url: str) -> None:
+    text = f"{FAITHFUL} After that, returns are not accepted."
+    events = []
+    with httpx.stream("POST", offline_url + "/factcheck/stream", json={"input": {"text": text, "source_text": POLICY}},
+                      timeout=60) as response:
+        assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
+        for block in response.read().decode().split("\n\n"):
+            if block.strip():
+                event, data = block.split("\n", 1)
+                events.append((event.removeprefix("event: "), json.loads(data.removeprefix("data: "))))
+    kinds = [kind for kind, _ in events]
+    assert kinds[0] == "metadata" and kinds[-1] == "end" and "error" not in kinds
+    nodes = [data["node"] for kind, data in events if kind == "data" and "node" in data]
+    assert nodes.count("verdict_gate") == 2  # one per claim, each as it finishes
+    assert nodes.index("extract_claims") < nodes.index("verdict_gate") < nodes.index("finalize_report")
+    report = events[-2][1]["report"]
+    assert [v["label"] for v in report["verdicts"]] == ["supported", "supported"]
+
+
+def test_schemas(offline_url: str) -> None:
+    assert "text" in httpx.get(offline_url + "/factcheck/input_schema").json()["properties"]
+    assert "verdicts" in httpx.get(offline_url + "/factcheck/output_schema").json()["properties"]
+    assert httpx.get(offline_url + "/openapi.json").json()["info"]["title"] == "veracity"
+
+
+def test_malformed_json_is_a_422_in_json(offline_url: str) -> None:
+    response = httpx.post(offline_url + "/factcheck/invoke", content=b"{not json",
+                          headers={"content-type": "application/json"})
+    assert response.status_code == 422 and response.json()["error"].startswith("invalid request")
+
+
+def test_missing_text_is_a_422_naming_the_field(offline_url: str) -> None:
+    response = post(offline_url, "/factcheck/invoke", {"input": {}})
+    assert response.status_code == 422 and "input.text" in response.json()["error"]
+
+
+def test_unknown_route_is_json(offline_url: str) -> None:
+    response = httpx.get(offline_url + "/nope")
+    assert response.status_code == 404 and response.json() == {"error": "Not Found", "status": 404}
+
+
+def test_analyze_offline_needs_a_model_or_an_answer(offline_url: str) -> None:
+    response = post(offline_url, "/analyze", {"query": "Can I return it after 20 days?"})
+    assert response.status_code == 409 and "needs a chat model" in response.json()["error"]
+    audited = post(offline_url, "/analyze", {"query": "Can I return it?", "answer": WRONG, "source_text": POLICY})
+    assert audited.status_code == 200 and audited.json()["unsupported_claims"] == [WRONG]
+
+
+def test_analyze_rejects_an_empty_answer(offline_url: str) -> None:
+    response = post(offline_url, "/analyze", {"query": "Can I return it?", "answer": "  "})
+    assert response.status_code == 422 and "answer is empty" in response.json()["error"]
+
+
+def test_analyze_answers_with_the_model_and_audits() -> None:
+    promise = "We'll find some solution for you."
+    world = FakeWorld().extract(claims_reply((promise, "we'll find some solution for you"))).judge(
+        promise, verdict_reply("unverifiable", reason="The policy makes no such promise."))
+
+    def respond(messages):  # the query gets the bot's answer; extraction and judging are scripted
+        text = prompt_text(messages)
+        return WARM_PROMISE if text.startswith("My package") else world.respond(messages)
+
+    model = ScriptedChatModel(responder=respond)
+    with serving(create_app(model=model, source_text=POLICY, api_key="")) as url:
+        body = post(url, "/analyze", {"query": "My package is 20 days late, can I return it?"}).json()
+    assert body["answer"] == WARM_PROMISE and body["passed"] is False
+    assert body["unsupported_claims"] == [promise]
+    [claim] = body["claims_analysis"]
+    assert claim["label"] == "unverifiable" and claim["reason"].endswith("The policy makes no such promise.")
+    assert body["hallucination_risk"] in {"LOW", "MEDIUM", "HIGH"}
+
+
+def test_a_failing_chat_model_is_a_502_without_a_traceback() -> None:
+    model = ScriptedChatModel(responder=lambda messages: RuntimeError("provider down"))
+    with serving(create_app(model=model, source_text=POLICY, api_key="")) as url:
+        response = post(url, "/analyze", {"query": "Can I return it?"})
+    assert response.status_code == 502 and "provider down" in response.json()["error"]
+    assert "Traceback" not in response.text
+
+
+def test_api_key_is_required_except_for_health() -> None:
+    with serving(create_app(model="offline", api_key=KEY)) as url:
+        body = {"input": {"text": FAITHFUL, "source_text": POLICY}}
+        assert httpx.get(url + "/healthz").status_code == 200
+        missing = post(url, "/factcheck/invoke", body)
+        assert missing.status_code == 401 and missing.headers["www-authenticate"] == "Bearer"
+        assert "API key" in missing.json()["error"]
+        assert post(url, "/factcheck/invoke", body, **{"x-api-key": "wrong"}).status_code == 401
+        assert post(url, "/factcheck/invoke", body, **{"x-api-key": KEY}).status_code == 200
+        assert post(url, "/factcheck/invoke", body, authorization=f"Bearer {KEY}").status_code == 200
+
+
+def test_oversized_bodies_get_413() -> None:
+    with serving(create_app(model="offline", api_key="", max_body_bytes=2_000)) as url:
+        big = {"input": {"text": "The Nile is long. " * 200}}
+        declared = post(url, "/factcheck/invoke", big)
+        assert declared.status_code == 413 and "larger than 2000 bytes" in declared.json()["error"]
+
+        def chunks():  # no Content-Length: the body is counted as it arrives
+            yield json.dumps(big).encode()
+
+        streamed = httpx.post(url + "/factcheck/invoke", content=chunks(), headers={"content-type": "application/json"})
+        assert streamed.status_code == 413
+
+
+def test_clients_over_the_rate_get_429_with_retry_after() -> None:
+    with serving(create_app(model="offline", api_key="", rate_limit="2/minute")) as url:
+        body = {"input": {"text": FAITHFUL, "source_text": POLICY}}
+        assert [post(url, "/factcheck/invoke", body).status_code for _ in range(2)] == [200, 200]
+        limited = post(url, "/factcheck/invoke", body)
+        assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
+        assert limited.json()["error"].startswith("rate limit exceeded")
+        assert httpx.get(url + "/healthz").status_code == 200  # health is never limited
