@@ -80,6 +80,22 @@ class Progress:
             self.status.update(f"[bold]veracity[/]: {label}…")
 
 
+async def streamed(acheck, body: str, console: Console, settings: dict):
+    """Run the check with verdicts shown as they arrive: a live table on a terminal, else lines."""
+    from rich.live import Live
+
+    from veracity.live import LiveVerdicts, verdict_line
+
+    if not console.is_terminal:
+        view = LiveVerdicts(on_verdict=lambda claim, verdict: console.print(verdict_line(claim, verdict),
+                                                                            markup=False, highlight=False))
+        return await acheck(body, on_update=view, **settings)
+    view = LiveVerdicts()
+    with Live(view.table(), console=console, transient=True, refresh_per_second=8) as live:
+        return await acheck(body, on_update=lambda node, update: view(node, update) and live.update(view.table()),
+                            **settings)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="veracity")
 def main() -> None:
@@ -113,8 +129,11 @@ def main() -> None:
               help="Longest text accepted, in characters (default: 20000).")
 @click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON on stdout.")
 @click.option("--trace", "show_trace", is_flag=True, help="Also print the trace: step, attempt, outcome, tokens, seconds.")
+@click.option("--stream", "stream", is_flag=True,
+              help="Show verdicts as each claim is judged: a live table in a terminal, else a line per verdict "
+                   "(on stderr with --json).")
 def check(text, model, search, source_file, kb_path, max_revisions, max_results, tavily_url, max_chars, as_json,
-          show_trace) -> None:
+          show_trace, stream) -> None:
     """Fact-check TEXT (use '-' to read standard input).
 
     \b
@@ -149,8 +168,11 @@ def check(text, model, search, source_file, kb_path, max_revisions, max_results,
     err.print(f"[dim]veracity: {mode.describe(context)}[/]", highlight=False)
     started = time.perf_counter()
     try:
-        with err.status("[bold]veracity[/]: starting…") if err.is_terminal else nullcontext() as status:
-            report = asyncio.run(acheck(body, on_update=Progress(status), **settings))
+        if stream:
+            report = asyncio.run(streamed(acheck, body, Console(stderr=as_json), settings))
+        else:
+            with err.status("[bold]veracity[/]: starting…") if err.is_terminal else nullcontext() as status:
+                report = asyncio.run(acheck(body, on_update=Progress(status), **settings))
     except InputError as exc:
         err.print(f"[bold red]error:[/] {exc}", highlight=False)
         sys.exit(EXIT_USAGE)
