@@ -33,4 +33,6 @@ def serve_command(host: str, port: int, model: str | None, search: str, rate_lim
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--rate-limit") from error
     click.echo(f"veracity serving on http://{host}:{port} (docs: http://{host}:{port}/docs)", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    # Idle keep-alive connections stay open longer than common clients keep them (httpx: 5 s),
+    # so a client never reuses a connection the server is closing at that moment.
+    uvicorn.run(app, host=host, port=port, log_level="info", timeout_keep_alive=30)
