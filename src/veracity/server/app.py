@@ -17,8 +17,8 @@ but ``/healthz`` and the docs needs ``X-API-Key`` or ``Authorization: Bearer``. 
 the size limit get 413; a client over its rate gets 429 with ``Retry-After``.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: FastAPI reads the route signatures' types at
+# run time, also when `langgraph dev` loads this file under another module name.
 import asyncio
 import json
 import os

@@ -1,0 +1,93 @@
+"""`langgraph dev` serves the graph from langgraph.json, offline: a real server process driven by langgraph-sdk."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from langgraph_sdk import get_client
+
+ROOT = Path(__file__).resolve().parents[2]
+POLICY = "Returns within 14 days. Return shipping costs 5 dollars."
+ANSWER = "You can return it within 30 days. Return shipping costs 5 dollars."
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`langgraph dev` on a free loopback port, logs outside the repository; stopped by its PID."""
+    port = free_port()
+    log = tmp_path_factory.mktemp("langgraph-dev") / "server.log"
+    env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true",
+           "LANGSMITH_TRACING": "false"}
+    env.pop("OPENAI_API_KEY", None)
+    env.pop("TAVILY_API_KEY", None)
+    command = [str(Path(sys.executable).with_name("langgraph")), "dev", "--port", str(port), "--host", "127.0.0.1",
+               "--no-browser", "--no-reload"]
+    with log.open("w") as output:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"langgraph dev exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+            try:
+                if httpx.get(url + "/ok", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"langgraph dev did not answer in 120 s:\n{log.read_text()[-3000:]}")
+            time.sleep(0.5)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def test_a_thread_streams_per_claim_steps_and_ends_with_the_report(dev_server: str) -> None:
+    async def scenario() -> tuple[list, dict]:
+        client = get_client(url=dev_server)
+        thread = await client.threads.create()
+        parts = [part async for part in client.runs.stream(
+            thread["thread_id"], "factcheck", input={"text": ANSWER},
+            context={"model": "offline", "source_text": POLICY}, stream_mode="updates", stream_subgraphs=True)]
+        state = await client.threads.get_state(thread["thread_id"])
+        return parts, state
+
+    parts, state = asyncio.run(scenario())
+    updates = [(part.event, next(iter(part.data))) for part in parts if part.event.startswith("updates")]
+    per_claim = [node for event, node in updates if event.startswith("updates|check_claim:")]
+    assert per_claim.count("verdict_gate") == 2  # each claim's branch reports its own steps
+    nodes = [node for _event, node in updates]
+    assert nodes[0] == "extract_claims" and nodes[-1] == "finalize_report"
+    report = state["values"]["report"]
+    assert report["mode"] == "offline+source"
+    assert [v["label"] for v in report["verdicts"]] == ["refuted", "supported"]
+
+
+def test_the_http_app_is_mounted_beside_the_graph(dev_server: str) -> None:
+    assert httpx.get(dev_server + "/healthz").json()["status"] == "ok"
+    found = httpx.post(dev_server + "/assistants/search", json={"graph_id": "factcheck"}, timeout=10)
+    assert [a["graph_id"] for a in found.json()] == ["factcheck"]  # the platform's own routes still answer
+    invoked = httpx.post(dev_server + "/factcheck/invoke", timeout=60,
+                         json={"input": {"text": ANSWER, "source_text": POLICY}})
+    assert [v["label"] for v in invoked.json()["output"]["verdicts"]] == ["refuted", "supported"]
