@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Callable
 
 from langchain_core.language_models import BaseChatModel
@@ -24,6 +25,8 @@ async def acheck(
     backend: EvidenceBackend | BaseRetriever | None = None,
     tags: list[str] | None = None,
     on_update: Callable[[str, dict], None] | None = None,
+    checkpoint: str | Path | None = None,
+    thread_id: str | None = None,
     **settings: Any,
 ) -> Report:
     """Fact-check `text` and return a `Report`.
@@ -34,6 +37,10 @@ async def acheck(
     `ConfigurationError` when the model or search backend is not set up.
     `on_update(node, update)` is called as each graph node (including the per-claim ones)
     finishes, e.g. to show progress.
+
+    With `checkpoint` (a SQLite file) every step is saved under `thread_id`: calling again
+    with the same file, thread and text resumes an interrupted check where it stopped (steps
+    already done, per-claim ones included, are not run again) or returns the finished one's report.
     """
     if isinstance(model, str):
         settings["model"] = model
@@ -44,8 +51,19 @@ async def acheck(
         raise InputError(problem)
     resources = Resources(model=model, backend=backend)
     mode = resources.preflight(context)
+    if checkpoint is not None:
+        from veracity.checkpoints import resumable_run
+
+        return await resumable_run(
+            text, resources, context, checkpoint=Path(checkpoint), thread_id=thread_id, on_update=on_update,
+            config=_run_config(mode, model, tags),
+        )
     graph = compile_graph(resources)
-    config = {
+    return await stream_report(graph, {"text": text}, _run_config(mode, model, tags), context, on_update)
+
+
+def _run_config(mode, model, tags: list[str] | None) -> dict:
+    return {
         "run_name": "veracity.check",
         "tags": ["veracity", *(tags or [])],
         "metadata": {
@@ -53,9 +71,16 @@ async def acheck(
             "veracity_mode": mode.label,
         },
     }
+
+
+async def stream_report(
+    graph, graph_input: dict | None, config: dict, context: Context, on_update=None, durability: str | None = None,
+) -> Report:
+    """Run the compiled graph (or resume it, with input None) and return the report it ends with."""
     report: Report | None = None
+    options = {"durability": durability} if durability else {}
     stream = graph.astream(
-        {"text": text}, config=config, context=context, stream_mode="updates", subgraphs=True
+        graph_input, config=config, context=context, stream_mode="updates", subgraphs=True, **options
     )
     async for _namespace, chunk in stream:
         for node, update in chunk.items():

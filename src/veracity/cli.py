@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+import uuid
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -129,11 +130,15 @@ def main() -> None:
               help="Longest text accepted, in characters (default: 20000).")
 @click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON on stdout.")
 @click.option("--trace", "show_trace", is_flag=True, help="Also print the trace: step, attempt, outcome, tokens, seconds.")
+@click.option("--checkpoint", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+              help="Save every step in this SQLite file, so an interrupted check resumes (see --thread).")
+@click.option("--thread", "thread_id", default=None, metavar="ID",
+              help="With --checkpoint: the check to resume or read back (default: a new id, printed on stderr).")
 @click.option("--stream", "stream", is_flag=True,
               help="Show verdicts as each claim is judged: a live table in a terminal, else a line per verdict "
                    "(on stderr with --json).")
 def check(text, model, search, source_file, kb_path, max_revisions, max_results, tavily_url, max_chars, as_json,
-          show_trace, stream) -> None:
+          show_trace, checkpoint, thread_id, stream) -> None:
     """Fact-check TEXT (use '-' to read standard input).
 
     \b
@@ -166,6 +171,14 @@ def check(text, model, search, source_file, kb_path, max_revisions, max_results,
         err.print(f"[bold red]not configured:[/] {exc}", highlight=False)
         sys.exit(EXIT_USAGE)
     err.print(f"[dim]veracity: {mode.describe(context)}[/]", highlight=False)
+    if checkpoint is not None:
+        thread_id = thread_id or uuid.uuid4().hex[:12]
+        err.print(f"[dim]checkpoint: {checkpoint}, thread {thread_id} (resume with --thread {thread_id})[/]",
+                  highlight=False)
+        settings.update(checkpoint=checkpoint, thread_id=thread_id)
+    elif thread_id is not None:
+        err.print("[bold red]error:[/] --thread needs --checkpoint FILE", highlight=False)
+        sys.exit(EXIT_USAGE)
     started = time.perf_counter()
     try:
         if stream:
