@@ -4,7 +4,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 TEXT ?= The Sydney Opera House was designed by a Danish architect and opened in 1973. It has over 2,000 rooms and was funded entirely by the federal government.
 
-.PHONY: check test bench clean
+.PHONY: check test browser bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,8 +16,16 @@ check: $(BIN)/.installed  ## fact-check TEXT (default: the Sydney Opera House pa
 	@# exit 1 means "some claims are not supported": a finding, not a failure of make
 	$(BIN)/veracity check "$(TEXT)" || [ $$? -eq 1 ]
 
-test: $(BIN)/.installed  ## run the test suite (no network, no keys needed)
+test: $(BIN)/.installed browser  ## run the test suite (no network, no keys needed)
 	LANGSMITH_TRACING=false $(BIN)/python -m pytest -q
+
+browser:  ## Debian's chromium + chromedriver for the web-page test (installed when root with apt-get, else skipped)
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing Debian chromium and chromium-driver for the web-page test"; \
+	    apt-get install -y -q chromium chromium-driver >/dev/null 2>&1 \
+	      || echo "could not install chromium: the web-page test will be skipped"; \
+	  else echo "no chromium (and no root apt-get): the web-page test will be skipped"; fi; }
 
 bench: $(BIN)/.installed  ## run the latency benchmark (simulated model and search)
 	$(BIN)/python benchmarks/latency.py

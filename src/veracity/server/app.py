@@ -10,7 +10,7 @@ Routes (all JSON; errors are ``{"error": ..., "status": ...}``):
 * ``GET /factcheck/input_schema``, ``GET /factcheck/output_schema``: JSON schemas
 * ``POST /analyze`` ``{"query": ..., "answer"?: ..., "source_text"?: ...}``: answers the query with
   the configured chat model (or takes the given answer) and audits it
-* ``GET /healthz``; OpenAPI docs at ``/docs``
+* ``GET /healthz``; OpenAPI docs at ``/docs``; ``GET /`` the web page (``static/index.html``)
 
 With an API key configured (``VERACITY_API_KEY`` or ``create_app(api_key=...)``) every route
 but ``/healthz`` and the docs needs ``X-API-Key`` or ``Authorization: Bearer``. Bodies over
@@ -24,13 +24,14 @@ import json
 import os
 import uuid
 from collections.abc import AsyncIterator
+from importlib.resources import files as package_files
 from importlib.metadata import version
 from typing import Any, Literal
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
@@ -111,6 +112,12 @@ def create_app(
     async def run_check(item: FactcheckInput, on_update=None) -> Report:
         extra = {k: v for k, v in (("source_text", item.source_text), ("search", item.search)) if v is not None}
         return await acheck(item.text, **{**check_settings, **extra}, on_update=on_update)
+
+    @app.get("/", include_in_schema=False)
+    async def page() -> HTMLResponse:
+        """The web page: paste text (and a source), watch verdicts arrive, download the report."""
+        page_file = package_files("veracity.server").joinpath("static/index.html")
+        return HTMLResponse(page_file.read_text(encoding="utf-8"))
 
     @app.get("/healthz", tags=["service"])
     async def healthz() -> dict:

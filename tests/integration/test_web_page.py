@@ -1,0 +1,86 @@
+"""The web page end to end: headless Chromium (Debian's) against a live uvicorn server on loopback.
+
+Needs chromium and chromedriver (Debian packages chromium and chromium-driver; `make test`
+installs them when it runs as root with apt-get, and says so when it cannot, in which case
+these tests are skipped). The screenshot is written to
+``test-artifacts/web-page.png`` in the repository (git-ignored).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.integration.test_server import serving
+from veracity.server.app import create_app
+
+CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+SYDNEY = ("The Sydney Opera House was designed by a Danish architect and opened in 1973. It has over 2,000 rooms "
+          "and was funded entirely by the federal government.")
+
+pytestmark = pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None,
+                                reason="needs Debian's chromium and chromium-driver (see `make test`)")
+
+
+@pytest.fixture()
+def kb_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh knowledge base (the demo corpus is seeded on first use)."""
+    monkeypatch.setenv("VERACITY_KB", str(tmp_path / "kb"))
+    return tmp_path / "kb"
+
+
+@pytest.fixture()
+def browser(tmp_path: Path):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage", f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1200,900"):
+        options.add_argument(flag)
+    options.add_experimental_option("prefs", {"download.default_directory": str(tmp_path / "downloads")})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def test_the_sydney_paragraph_renders_its_verdicts(browser, kb_dir) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    with serving(create_app(model="offline", search="kb", api_key="")) as url:
+        browser.get(url + "/")
+        browser.find_element(By.ID, "text").send_keys(SYDNEY)
+        browser.find_element(By.ID, "check").click()
+        WebDriverWait(browser, 90).until(lambda b: b.find_element(By.ID, "status").text in {"done"}
+                                         or b.find_element(By.ID, "status").text.startswith("error"))
+        assert browser.find_element(By.ID, "status").text == "done"
+        rows = browser.find_elements(By.CSS_SELECTOR, "#verdicts tbody tr")
+        labels = {row.find_elements(By.TAG_NAME, "td")[1].text: row.find_element(By.CLASS_NAME, "label").text
+                  for row in rows}
+        assert len(labels) == 4
+        assert labels["The Sydney Opera House opened in 1973."] == "supported"
+        assert labels["The Sydney Opera House has over 2,000 rooms."] == "refuted"
+        refuted = next(r for r in rows if r.find_element(By.CLASS_NAME, "label").text == "refuted")
+        assert "refuted" in refuted.find_element(By.CLASS_NAME, "label").get_attribute("class")
+        assert "“" in refuted.find_elements(By.TAG_NAME, "td")[2].text  # the quote is shown
+        assert browser.find_element(By.ID, "scores").text.startswith("4 claim(s): 2 supported, 2 refuted")
+        assert browser.find_element(By.ID, "download-json").is_displayed()
+        ARTIFACTS.mkdir(exist_ok=True)
+        assert browser.save_screenshot(str(ARTIFACTS / "web-page.png"))
+
+
+def test_an_empty_text_is_refused_in_the_page(browser) -> None:
+    from selenium.webdriver.common.by import By
+
+    with serving(create_app(model="offline", api_key="")) as url:
+        browser.get(url + "/")
+        browser.find_element(By.ID, "check").click()
+        assert browser.find_element(By.ID, "status").text == "Paste a text to check first."
