@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 SERVE_EPILOG = """\b
@@ -22,14 +24,18 @@ VERACITY_RATE_LIMIT (per client, default 60/minute), VERACITY_MAX_BODY_BYTES
 @click.option("--search", "-s", type=click.Choice(["auto", "web", "kb"]), default="auto", show_default=True,
               help="Default evidence for requests without a source text.")
 @click.option("--rate-limit", default=None, metavar="N/UNIT", help="Per-client limit, e.g. 60/minute.")
-def serve_command(host: str, port: int, model: str | None, search: str, rate_limit: str | None) -> None:
+@click.option("--checkpoint", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+              help="Save every check's steps in this SQLite file; a request with the same text and thread_id "
+                   "resumes a check cut off by a restart.")
+def serve_command(host: str, port: int, model: str | None, search: str, rate_limit: str | None,
+                  checkpoint: Path | None) -> None:
     """Serve the fact-check graph over HTTP (FastAPI under uvicorn)."""
     import uvicorn
 
     from veracity.server.app import create_app
 
     try:
-        app = create_app(model=model, search=search, rate_limit=rate_limit)
+        app = create_app(model=model, search=search, rate_limit=rate_limit, checkpoint=checkpoint)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--rate-limit") from error
     click.echo(f"veracity serving on http://{host}:{port} (docs: http://{host}:{port}/docs)", err=True)

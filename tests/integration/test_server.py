@@ -188,3 +188,21 @@ def test_clients_over_the_rate_get_429_with_retry_after() -> None:
         assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
         assert limited.json()["error"].startswith("rate limit exceeded")
         assert httpx.get(url + "/healthz").status_code == 200  # health is never limited
+
+
+def test_a_checkpointed_server_reads_a_thread_back(tmp_path) -> None:
+    store = tmp_path / "checks.sqlite"
+    body = {"input": {"text": WRONG, "source_text": POLICY}}
+    with serving(create_app(model="offline", api_key="", checkpoint=store)) as url:
+        first = post(url, "/factcheck/invoke", body).json()
+        thread = first["metadata"]["thread_id"]
+    with serving(create_app(model="offline", api_key="", checkpoint=store)) as url:  # after a restart
+        again = post(url, "/factcheck/invoke", {"input": {**body["input"], "thread_id": thread}}).json()
+        other = post(url, "/factcheck/invoke", {"input": {"text": FAITHFUL, "thread_id": thread}})
+    assert again["output"] == first["output"] and again["metadata"]["thread_id"] == thread
+    assert other.status_code == 422 and "another text" in other.json()["error"]
+
+
+def test_thread_id_without_a_checkpoint_is_refused(offline_url: str) -> None:
+    response = post(offline_url, "/factcheck/invoke", {"input": {"text": FAITHFUL, "thread_id": "t1"}})
+    assert response.status_code == 422 and "--checkpoint" in response.json()["error"]

@@ -24,6 +24,7 @@ import json
 import os
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
 from importlib.resources import files as package_files
 from importlib.metadata import version
 from typing import Any, Literal
@@ -54,6 +55,9 @@ class FactcheckInput(BaseModel):
     source_text: str | None = Field(default=None, description="Check against this text only (source mode).")
     search: Literal["auto", "web", "kb", "source"] | None = Field(
         default=None, description="Where evidence comes from; default: the server's setting.")
+    thread_id: str | None = Field(
+        default=None, min_length=1, max_length=200,
+        description="On a server started with a checkpoint file: the check to resume or read back.")
 
 
 class InvokeRequest(BaseModel):
@@ -82,9 +86,13 @@ class AnalyzeRequest(BaseModel):
 
 def create_app(
     *, model: BaseChatModel | str | None = None, api_key: str | None = None, rate_limit: str | None = None,
-    max_body_bytes: int | None = None, **settings: Any,
+    max_body_bytes: int | None = None, checkpoint: str | Path | None = None, **settings: Any,
 ) -> FastAPI:
     """The app. `model` and `settings` are `veracity.check`'s; the limits default to the environment.
+
+    With `checkpoint` (a SQLite file) every check is saved under its ``thread_id`` (the input's,
+    else a new one, returned in the metadata), so a check cut off by a restart resumes when the
+    same text is sent again with that thread id.
 
     ``VERACITY_API_KEY`` (unset or ``api_key=""``: open), ``VERACITY_RATE_LIMIT`` (default 60/minute per client)
     and ``VERACITY_MAX_BODY_BYTES`` (default 1,000,000).
@@ -109,8 +117,12 @@ def create_app(
         if wait is not None:
             raise HTTPException(429, f"rate limit exceeded; retry in {wait} s", headers={"Retry-After": str(wait)})
 
-    async def run_check(item: FactcheckInput, on_update=None) -> Report:
+    async def run_check(item: FactcheckInput, on_update=None, thread_id: str | None = None) -> Report:
         extra = {k: v for k, v in (("source_text", item.source_text), ("search", item.search)) if v is not None}
+        if checkpoint is not None:
+            extra.update(checkpoint=checkpoint, thread_id=thread_id or item.thread_id or uuid.uuid4().hex)
+        elif item.thread_id is not None:
+            raise HTTPException(422, "thread_id needs a server started with a checkpoint file (--checkpoint)")
         return await acheck(item.text, **{**check_settings, **extra}, on_update=on_update)
 
     @app.get("/", include_in_schema=False)
@@ -127,8 +139,10 @@ def create_app(
     @app.post("/factcheck/invoke", dependencies=[Depends(guard)], tags=["factcheck"])
     async def invoke(body: InvokeRequest) -> dict:
         """Check one text; the output is the whole report."""
-        report = await run_check(body.input)
-        return {"output": report.model_dump(mode="json"), "metadata": {"run_id": str(uuid.uuid4())}}
+        thread_id = body.input.thread_id or uuid.uuid4().hex
+        report = await run_check(body.input, thread_id=thread_id)
+        metadata = {"run_id": str(uuid.uuid4()), **({"thread_id": thread_id} if checkpoint is not None else {})}
+        return {"output": report.model_dump(mode="json"), "metadata": metadata}
 
     @app.post("/factcheck/batch", dependencies=[Depends(guard)], tags=["factcheck"])
     async def batch(body: BatchRequest) -> dict:
