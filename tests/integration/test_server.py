@@ -206,3 +206,11 @@ def test_a_checkpointed_server_reads_a_thread_back(tmp_path) -> None:
 def test_thread_id_without_a_checkpoint_is_refused(offline_url: str) -> None:
     response = post(offline_url, "/factcheck/invoke", {"input": {"text": FAITHFUL, "thread_id": "t1"}})
     assert response.status_code == 422 and "--checkpoint" in response.json()["error"]
+
+
+def test_a_request_can_ask_for_the_offline_judge() -> None:
+    model = ScriptedChatModel(responder=lambda messages: RuntimeError("the chat model must not be called"))
+    with serving(create_app(model=model, api_key="")) as url:
+        body = post(url, "/factcheck/invoke", {"input": {"text": WRONG, "source_text": POLICY, "model": "offline"}})
+    assert body.status_code == 200 and body.json()["output"]["mode"] == "offline+source"
+    assert model.calls == []

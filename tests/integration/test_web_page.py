@@ -8,6 +8,7 @@ these tests are skipped). The screenshot is written to
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -51,13 +52,15 @@ def browser(tmp_path: Path):
         driver.quit()
 
 
-def test_the_sydney_paragraph_renders_its_verdicts(browser, kb_dir) -> None:
+def test_the_sydney_paragraph_renders_its_verdicts(browser, kb_dir, tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
+    from selenium.webdriver.support.ui import Select, WebDriverWait
 
+    downloads = tmp_path / "downloads"
     with serving(create_app(model="offline", search="kb", api_key="")) as url:
         browser.get(url + "/")
         browser.find_element(By.ID, "text").send_keys(SYDNEY)
+        Select(browser.find_element(By.ID, "mode")).select_by_value("offline")
         browser.find_element(By.ID, "check").click()
         WebDriverWait(browser, 90).until(lambda b: b.find_element(By.ID, "status").text in {"done"}
                                          or b.find_element(By.ID, "status").text.startswith("error"))
@@ -72,9 +75,15 @@ def test_the_sydney_paragraph_renders_its_verdicts(browser, kb_dir) -> None:
         assert "refuted" in refuted.find_element(By.CLASS_NAME, "label").get_attribute("class")
         assert "“" in refuted.find_elements(By.TAG_NAME, "td")[2].text  # the quote is shown
         assert browser.find_element(By.ID, "scores").text.startswith("4 claim(s): 2 supported, 2 refuted")
-        assert browser.find_element(By.ID, "download-json").is_displayed()
         ARTIFACTS.mkdir(exist_ok=True)
         assert browser.save_screenshot(str(ARTIFACTS / "web-page.png"))
+        browser.find_element(By.ID, "download-json").click()
+        browser.find_element(By.ID, "download-md").click()
+        saved = downloads / "veracity-report.json", downloads / "veracity-report.md"
+        WebDriverWait(browser, 10).until(lambda _b: all(path.exists() for path in saved))
+        report = json.loads(saved[0].read_text())
+        assert [v["label"] for v in report["verdicts"]].count("refuted") == 2
+        assert "| refuted | The Sydney Opera House has over 2,000 rooms. |" in saved[1].read_text()
 
 
 def test_an_empty_text_is_refused_in_the_page(browser) -> None:

@@ -55,6 +55,9 @@ class FactcheckInput(BaseModel):
     source_text: str | None = Field(default=None, description="Check against this text only (source mode).")
     search: Literal["auto", "web", "kb", "source"] | None = Field(
         default=None, description="Where evidence comes from; default: the server's setting.")
+    model: Literal["offline"] | None = Field(
+        default=None, description="'offline': use the local claim splitter and judge for this request; "
+                                  "default: the server's model.")
     thread_id: str | None = Field(
         default=None, min_length=1, max_length=200,
         description="On a server started with a checkpoint file: the check to resume or read back.")
@@ -118,7 +121,8 @@ def create_app(
             raise HTTPException(429, f"rate limit exceeded; retry in {wait} s", headers={"Retry-After": str(wait)})
 
     async def run_check(item: FactcheckInput, on_update=None, thread_id: str | None = None) -> Report:
-        extra = {k: v for k, v in (("source_text", item.source_text), ("search", item.search)) if v is not None}
+        extra = {k: v for k, v in (("source_text", item.source_text), ("search", item.search),
+                                   ("model", item.model)) if v is not None}
         if checkpoint is not None:
             extra.update(checkpoint=checkpoint, thread_id=thread_id or item.thread_id or uuid.uuid4().hex)
         elif item.thread_id is not None:
