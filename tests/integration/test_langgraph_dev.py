@@ -91,3 +91,14 @@ def test_the_http_app_is_mounted_beside_the_graph(dev_server: str) -> None:
     invoked = httpx.post(dev_server + "/factcheck/invoke", timeout=60,
                          json={"input": {"text": ANSWER, "source_text": POLICY}})
     assert [v["label"] for v in invoked.json()["output"]["verdicts"]] == ["refuted", "supported"]
+
+
+def test_studio_shows_the_context_as_editable_fields(dev_server: str) -> None:
+    async def schemas() -> dict:
+        client = get_client(url=dev_server)
+        [assistant] = await client.assistants.search(graph_id="factcheck")
+        return await client.assistants.get_schemas(assistant["assistant_id"])
+
+    fields = asyncio.run(schemas())["context_schema"]["properties"]
+    assert {"model", "search", "source_text", "max_revisions", "max_results", "judge_prompt"} <= set(fields)
+    assert fields["max_revisions"]["default"] == 2 and "description" in fields["model"]
