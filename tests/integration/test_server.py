@@ -214,3 +214,11 @@ def test_a_request_can_ask_for_the_offline_judge() -> None:
         body = post(url, "/factcheck/invoke", {"input": {"text": WRONG, "source_text": POLICY, "model": "offline"}})
     assert body.status_code == 200 and body.json()["output"]["mode"] == "offline+source"
     assert model.calls == []
+
+
+def test_a_stream_that_cannot_run_ends_with_an_error_event(offline_url: str) -> None:
+    with httpx.stream("POST", offline_url + "/factcheck/stream", timeout=60,
+                      json={"input": {"text": FAITHFUL, "thread_id": "t1"}}) as response:
+        text = response.read().decode()
+    assert 'event: error\ndata: {"error": "thread_id needs a server started with a checkpoint file' in text
+    assert '"status": 422' in text and text.rstrip().endswith("event: end\ndata: null")

@@ -97,8 +97,8 @@ def create_app(
     else a new one, returned in the metadata), so a check cut off by a restart resumes when the
     same text is sent again with that thread id.
 
-    ``VERACITY_API_KEY`` (unset or ``api_key=""``: open), ``VERACITY_RATE_LIMIT`` (default 60/minute per client)
-    and ``VERACITY_MAX_BODY_BYTES`` (default 1,000,000).
+    ``VERACITY_API_KEY`` (unset or ``api_key=""``: open), ``VERACITY_RATE_LIMIT`` (default
+    60/minute per client) and ``VERACITY_MAX_BODY_BYTES`` (default 1,000,000).
     """
     api_key = (api_key if api_key is not None else os.environ.get("VERACITY_API_KEY")) or None  # "": open
     limiter = parse_rate(rate_limit or os.environ.get("VERACITY_RATE_LIMIT") or DEFAULT_RATE)
@@ -229,6 +229,8 @@ async def _events(run_check, item: FactcheckInput) -> AsyncIterator[str]:
             queue.put_nowait(("data", {"report": report.model_dump(mode="json")}))
         except InputError as error:
             queue.put_nowait(("error", {"error": str(error), "status": 422}))
+        except HTTPException as error:
+            queue.put_nowait(("error", {"error": str(error.detail), "status": error.status_code}))
         except Exception as error:  # reported to the client as an event; the stream still ends
             queue.put_nowait(("error", {"error": f"{type(error).__name__}: {error}", "status": 500}))
         queue.put_nowait(None)
