@@ -98,6 +98,8 @@ def test_schemas(offline_url: str) -> None:
     assert "text" in httpx.get(offline_url + "/factcheck/input_schema").json()["properties"]
     assert "verdicts" in httpx.get(offline_url + "/factcheck/output_schema").json()["properties"]
     assert httpx.get(offline_url + "/openapi.json").json()["info"]["title"] == "veracity"
+    docs = httpx.get(offline_url + "/docs")
+    assert docs.status_code == 200 and "swagger" in docs.text.lower()
 
 
 def test_malformed_json_is_a_422_in_json(offline_url: str) -> None:
