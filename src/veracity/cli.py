@@ -81,10 +81,11 @@ class Progress:
             self.status.update(f"[bold]veracity[/]: {label}…")
 
 
-async def streamed(acheck, body: str, console: Console, settings: dict):
+async def streamed(body: str, console: Console, settings: dict):
     """Run the check with verdicts shown as they arrive: a live table on a terminal, else lines."""
     from rich.live import Live
 
+    from veracity.api import acheck
     from veracity.live import LiveVerdicts, verdict_line
 
     if not console.is_terminal:
@@ -182,7 +183,7 @@ def check(text, model, search, source_file, kb_path, max_revisions, max_results,
     started = time.perf_counter()
     try:
         if stream:
-            report = asyncio.run(streamed(acheck, body, Console(stderr=as_json), settings))
+            report = asyncio.run(streamed(body, Console(stderr=as_json), settings))
         else:
             with err.status("[bold]veracity[/]: starting…") if err.is_terminal else nullcontext() as status:
                 report = asyncio.run(acheck(body, on_update=Progress(status), **settings))

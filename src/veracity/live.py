@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from veracity.contracts import Claim, Verdict
-from veracity.render import LABEL_STYLES
+from veracity.render import LABEL_STYLES, decisive_quote
 
 
 class LiveVerdicts:
@@ -50,12 +50,12 @@ class LiveVerdicts:
             if verdict is None:
                 table.add_row(Text("checking…", style="dim"), claim.text, "")
             else:
-                quote = f"“{verdict.quote}”" if verdict.quote and verdict.label != "unverifiable" else ""
+                quote = f"“{verdict.quote}”" if decisive_quote(verdict) else ""
                 table.add_row(Text(verdict.label, style=LABEL_STYLES[verdict.label]), claim.text, quote)
         return table
 
 
 def verdict_line(claim: Claim, verdict: Verdict) -> str:
     """A verdict as one plain line, for output that is not a terminal."""
-    quote = f' — "{verdict.quote}"' if verdict.quote and verdict.label != "unverifiable" else ""
+    quote = f' — "{verdict.quote}"' if decisive_quote(verdict) else ""
     return f"{verdict.label}: {claim.text}{quote}"

@@ -6,9 +6,15 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from veracity.contracts import Report
+from veracity.contracts import Report, Verdict
 
 LABEL_STYLES = {"supported": "bold green", "refuted": "bold red", "unverifiable": "bold yellow"}
+
+
+def decisive_quote(verdict: Verdict) -> str | None:
+    """The quote that decided a supported or refuted verdict; None for unverifiable ones, whose
+    quote (if any) is only the closest passage found."""
+    return verdict.quote if verdict.quote and verdict.label != "unverifiable" else None
 
 
 def verdict_table(report: Report) -> Table:
@@ -24,7 +30,7 @@ def verdict_table(report: Report) -> Table:
             table.add_row(Text("missing", style="bold magenta"), claim.text, "", "")
             continue
         evidence = report.evidence_by_id(verdict.evidence_id) if verdict.evidence_id else None
-        if verdict.quote and verdict.label != "unverifiable":
+        if decisive_quote(verdict):
             quote = Text(f"“{verdict.quote}”")
         else:
             quote = Text(verdict.reason, style="dim italic")

@@ -10,7 +10,6 @@ from pathlib import Path
 from click.testing import CliRunner
 from rich.console import Console
 
-from veracity.api import acheck
 from veracity.cli import main, streamed
 from veracity.contracts import Claim, Verdict
 from veracity.live import LiveVerdicts, verdict_line
@@ -44,7 +43,7 @@ def test_with_json_the_lines_go_to_stderr(tmp_path: Path) -> None:
 def test_a_terminal_gets_a_live_table() -> None:
     screen = io.StringIO()
     console = Console(file=screen, force_terminal=True, width=120)
-    report = asyncio.run(streamed(acheck, ANSWER, console, {"model": "offline", "source_text": POLICY}))
+    report = asyncio.run(streamed(ANSWER, console, {"model": "offline", "source_text": POLICY}))
     assert [v.label for v in report.verdicts] == ["refuted", "supported"]
     drawn = screen.getvalue()
     assert "claims judged" in drawn and "You can return it within 30 days." in drawn
