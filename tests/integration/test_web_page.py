@@ -27,13 +27,6 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None,
 
 
 @pytest.fixture()
-def kb_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A fresh knowledge base (the demo corpus is seeded on first use)."""
-    monkeypatch.setenv("VERACITY_KB", str(tmp_path / "kb"))
-    return tmp_path / "kb"
-
-
-@pytest.fixture()
 def browser(tmp_path: Path):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -52,7 +45,8 @@ def browser(tmp_path: Path):
         driver.quit()
 
 
-def test_the_sydney_paragraph_renders_its_verdicts(browser, kb_dir, tmp_path: Path) -> None:
+def test_the_sydney_paragraph_renders_its_verdicts(browser, tmp_path: Path) -> None:
+    # tests/conftest.py gives every test a fresh knowledge base, seeded with the demo corpus on first use
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
