@@ -56,7 +56,7 @@ PASSAGE_SETTINGS = tuple(
 OVERRIDE_CHOICES = ((), ("number", "negation", "entity"))
 """Tried override sets. The chosen one always holds all three signals: small entailment models
 are weak on numbers, negation and swapped names (the shipped model reads "The capital of
-Australia is Canberra" as entailing "Sydney is the capital of Australia" at 0.96), and these
+Australia is Canberra" as entailing "Sydney is the capital of Australia" at 0.99), and these
 benchmarks hold too few such claims to weigh the signals. The best score with no overrides is
 recorded, so the overrides' cost or gain on this data stays visible."""
 REQUIRED_OVERRIDES = {"number", "negation", "entity"}

@@ -86,7 +86,7 @@ class EntailmentDecider:
        refutes the claim (the model read it as entailing, but it names another number, negates
        the claim, or puts another name in the claim's place: "The capital of Australia is
        Canberra" against "Sydney is the capital of Australia", which the shipped model scores
-       as entailed at 0.96).
+       as entailed at 0.99).
     3. Otherwise: unverifiable, citing the passage closest to the claim.
 
     The quote is the passage that decided; among the passages past the threshold for the label
