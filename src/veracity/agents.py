@@ -65,7 +65,7 @@ def describe(report: Report) -> str:
         if verdict is None:
             continue
         line = f"- {verdict.label}: {claim.text}"
-        evidence = report.evidence_by_id(verdict.evidence_id) if verdict.evidence_id else None
+        evidence = report.cited_evidence(verdict)
         if verdict.quote:
             source = f" ({evidence.title or evidence.url})" if evidence and (evidence.title or evidence.url) else ""
             line += f' Evidence: "{verdict.quote}"{source}'

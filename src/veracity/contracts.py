@@ -242,3 +242,7 @@ class Report(BaseModel):
     def evidence_by_id(self, evidence_id: str) -> Evidence | None:
         """Return the evidence item with this id, or None."""
         return next((e for e in self.evidence if e.id == evidence_id), None)
+
+    def cited_evidence(self, verdict: Verdict | None) -> Evidence | None:
+        """The evidence item `verdict` cites, or None (no verdict, or a verdict citing nothing)."""
+        return self.evidence_by_id(verdict.evidence_id) if verdict is not None and verdict.evidence_id else None

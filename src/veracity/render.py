@@ -29,7 +29,7 @@ def verdict_table(report: Report) -> Table:
         if verdict is None:
             table.add_row(Text("missing", style="bold magenta"), claim.text, "", "")
             continue
-        evidence = report.evidence_by_id(verdict.evidence_id) if verdict.evidence_id else None
+        evidence = report.cited_evidence(verdict)
         if decisive_quote(verdict):
             quote = Text(f"“{verdict.quote}”")
         else:

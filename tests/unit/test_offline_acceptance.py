@@ -40,6 +40,8 @@ def test_sydney_paragraph_offline_with_the_demo_corpus(kb_dir: Path) -> None:
         assert verdict.quote, f"no quote for {claim.text}: {verdict.reason}"
         assert verdict.citation_verified
         assert report.evidence_by_id(verdict.evidence_id).backend == "kb"
+        assert report.cited_evidence(verdict) is report.evidence_by_id(verdict.evidence_id)
+    assert report.cited_evidence(None) is None
     assert labels["The Sydney Opera House has over 2,000 rooms."] != "supported"
     assert labels["The Sydney Opera House was funded entirely by the federal government."] != "supported"
     assert report.confidence_score is not None and report.hallucination_risk in {"LOW", "MEDIUM", "HIGH"}

@@ -203,7 +203,7 @@ def _analysis(answer: str, report: Report) -> dict:
     claims = []
     for claim in report.claims:
         verdict = report.verdict_for(claim.id)
-        evidence = report.evidence_by_id(verdict.evidence_id) if verdict and verdict.evidence_id else None
+        evidence = report.cited_evidence(verdict)
         claims.append({
             "claim": claim.text, "label": verdict.label if verdict else "unverifiable",
             "quote": verdict.quote if verdict else None, "reason": verdict.reason if verdict else None,
