@@ -131,8 +131,7 @@ def run_dataset(dataset: Dataset, rows: list[dict], entailment: EntailmentJudge,
         evidence = [Evidence(id="e1", claim_id="c1", text=row["evidence"], backend="benchmark")]
         started = time.perf_counter()
         found = entailment.candidates(row["claim"], evidence)
-        output = to_judge_output(entailment.decider.decide(row["claim"], found),
-                                 closest=max(found, key=lambda c: c.similarity, default=None))
+        output = entailment.output(row["claim"], found)
         runs["entailment"].record(output, evidence, binary, time.perf_counter() - started)
         scored_passages += len(found)
 

@@ -125,10 +125,13 @@ class OfflineJudge:
         the judge is deterministic, and its quotes are exact slices of the evidence, so a
         retry would return the same answer.
         """
-        candidates = self.candidates(claim, evidence)
-        decision = self.decider.decide(claim, candidates)
+        return self.output(claim, self.candidates(claim, evidence))
+
+    def output(self, claim: str, candidates: list[Candidate]) -> dict:
+        """`judge`'s answer from passages already scored (by `candidates`): the decider's ruling,
+        an unverifiable one citing the closest passage."""
         closest = max(candidates, key=lambda c: c.similarity, default=None)
-        return to_judge_output(decision, closest=closest)
+        return to_judge_output(self.decider.decide(claim, candidates), closest=closest)
 
 
 def to_judge_output(decision: Decision, *, closest: Candidate | None = None) -> dict:
