@@ -72,7 +72,7 @@ import veracity
 from veracity.citations import quote_problem
 from veracity.context import Context
 from veracity.contracts import Evidence, ExtractionOutput, JudgeOutput, SearchHit
-from veracity.models import ask_structured
+from veracity.runtime.models import ask_structured
 from veracity.nodes.extract import extraction_messages
 from veracity.nodes.gates import claims_from_output
 from veracity.nodes.judge import format_evidence

@@ -22,7 +22,7 @@ Each row's evidence becomes one `Evidence` item. Four methods rule on every row:
 
 On binary sets, refuted and unverifiable both count as not_supported. Scores: balanced accuracy
 (mean per-label recall), per-label precision / recall / F1 and the confusion matrix
-(`veracity.metrics`). Every supported/refuted verdict's quote is checked with the verdict
+(`veracity.evaluation.metrics`). Every supported/refuted verdict's quote is checked with the verdict
 gate's `citation_problem` (failures should be 0). Timing: seconds per method, each method's
 own passage scoring included (the baselines share the heuristic's; the two judges have separate
 embedders, so neither reads the other's cached vectors).
@@ -53,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
 from claim_split import ClaimSplit  # noqa: E402
 
 from veracity.contracts import LABELS, Evidence, JudgeOutput  # noqa: E402
-from veracity.metrics import ClassificationResult, evaluate  # noqa: E402
+from veracity.evaluation.metrics import ClassificationResult, classify  # noqa: E402
 from veracity.nodes.gates import citation_problem  # noqa: E402
 from veracity.offline.decision import HeuristicDecider, SimilarityBaselineDecider  # noqa: E402
 from veracity.offline.embedder import Embedder  # noqa: E402
@@ -151,7 +151,7 @@ def run_dataset(dataset: Dataset, rows: list[dict], entailment: EntailmentJudge,
         "entailment_passages_per_row": scored_passages / len(rows) if rows else 0.0,
         "methods": {
             name: {
-                "result": evaluate(gold, run.predicted, dataset.labels), "seconds": run.seconds,
+                "result": classify(gold, run.predicted, dataset.labels), "seconds": run.seconds,
                 "rows_per_second": len(rows) / run.seconds if run.seconds else float("inf"),
                 "citation_failures": run.citation_failures,
             }

@@ -36,7 +36,7 @@ import numpy as np
 
 from claim_split import DEFAULT_DATA_DIR, SPLIT_SEED, ClaimSplit
 from veracity.contracts import LABELS, Evidence
-from veracity.metrics import balanced_accuracy
+from veracity.evaluation.metrics import balanced_accuracy
 from veracity.offline.entailment import EntailmentModel
 from veracity.offline.entailment_judge import EntailmentDecider, EntailmentJudge, JudgeSettings
 

@@ -9,11 +9,9 @@ refuted or unverifiable with a mechanically checked quote, and evaluate the repo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from veracity.agents import Guard, GuardedAnswer, as_tool
 from veracity.api import acheck, check
-from veracity.builder import build_graph
+from veracity.graph import build_graph, graph
 from veracity.context import Context
 from veracity.contracts import (
     Claim,
@@ -30,23 +28,9 @@ from veracity.contracts import (
 from veracity.errors import ConfigurationError, InputError, ToolError, VeracityError
 from veracity.evidence import EvidenceBackend, RetrieverBackend, TavilyBackend
 
-if TYPE_CHECKING:
-    from langgraph.graph.state import CompiledStateGraph
-
-    graph: CompiledStateGraph
-
 __all__ = [
     "Claim", "ConfigurationError", "Context", "Evaluation", "EvaluationIssue", "Evidence", "EvidenceBackend",
     "GateFailure", "Guard", "GuardedAnswer", "InputError", "Report", "RetrieverBackend", "SearchHit",
     "TavilyBackend", "ToolError", "ToolFailure", "TraceRecord", "VeracityError", "Verdict", "acheck", "as_tool",
     "build_graph", "check", "graph",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    """Build the default compiled `graph` on first access, not at import time."""
-    if name == "graph":
-        compiled = build_graph()
-        globals()["graph"] = compiled
-        return compiled
-    raise AttributeError(f"module 'veracity' has no attribute {name!r}")

@@ -20,7 +20,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
 from veracity.api import acheck
-from veracity.blocking import run_blocking
+from veracity.runtime.blocking import run_blocking
 from veracity.contracts import Report
 
 Policy = Literal["annotate", "block", "rewrite"]

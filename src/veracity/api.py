@@ -8,14 +8,14 @@ from typing import Any, Callable
 from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
 
-from veracity.blocking import run_blocking
-from veracity.builder import compile_graph
+from veracity.runtime.blocking import run_blocking
+from veracity.graph import compile_graph
 from veracity.context import Context
 from veracity.contracts import Report
 from veracity.errors import InputError
 from veracity.evidence.base import EvidenceBackend
 from veracity.nodes.extract import input_problem
-from veracity.resources import Resources
+from veracity.runtime.resources import Resources
 
 
 async def acheck(
@@ -52,7 +52,7 @@ async def acheck(
     resources = Resources(model=model, backend=backend)
     mode = resources.preflight(context)
     if checkpoint is not None:
-        from veracity.checkpoints import resumable_run
+        from veracity.runtime.checkpoints import resumable_run
 
         return await resumable_run(
             text, resources, context, checkpoint=Path(checkpoint), thread_id=thread_id, on_update=on_update,

@@ -198,6 +198,12 @@ class Summary(BaseModel):
     failures: int = 0
 
 
+FINDING_CODES = frozenset({"unsupported_by_source"})
+"""Evaluation issues that are findings about the text, not failures of the check."""
+
+Outcome = Literal["pass", "fail", "incomplete"]
+"""What a finished report amounts to: the text passes, fails, or the check is incomplete."""
+
 RiskLevel = Literal["LOW", "MEDIUM", "HIGH"]
 """Hallucination risk bands of `confidence_score`: LOW >= 0.80, MEDIUM >= 0.60, HIGH below."""
 
@@ -246,3 +252,18 @@ class Report(BaseModel):
     def cited_evidence(self, verdict: Verdict | None) -> Evidence | None:
         """The evidence item `verdict` cites, or None (no verdict, or a verdict citing nothing)."""
         return self.evidence_by_id(verdict.evidence_id) if verdict is not None and verdict.evidence_id else None
+
+    def problems(self) -> list[str]:
+        """Why the check is incomplete: its typed failures and the evaluation issues that are not findings."""
+        messages = [failure.message for failure in self.failures]
+        messages += [issue.message for issue in self.evaluation.issues if issue.code not in FINDING_CODES]
+        return messages
+
+    @property
+    def outcome(self) -> Outcome:
+        """'incomplete' when anything failed; else 'fail' when a claim is refuted or unverifiable; else 'pass'."""
+        if self.problems():
+            return "incomplete"
+        if self.summary.refuted or self.summary.unverifiable:
+            return "fail"
+        return "pass"

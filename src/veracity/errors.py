@@ -22,3 +22,7 @@ class ToolError(VeracityError):
         super().__init__(message)
         self.kind = kind
         self.transient = transient
+
+
+class KnowledgeBaseError(ConfigurationError):
+    """The knowledge base is missing, corrupt, incompatible or busy; the message says how to fix it."""

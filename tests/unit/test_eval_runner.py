@@ -19,7 +19,7 @@ from tests.unit.eval_data import (
     write_jsonl,
 )
 from veracity.evaluation import EvalResult, assert_eval, run_eval
-from veracity.evaluation.render import to_markdown
+from veracity.evaluation.formats import to_markdown
 from veracity.evaluation.rows import RowEvaluator
 from veracity.pytest_plugin import veracity_eval as veracity_eval_fixture
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from veracity.evaluation import Dataset, EvalResult, Gate, MetricSpread, RunResult
-from veracity.evaluation.render import to_dict, to_markdown
+from veracity.evaluation.formats import to_dict, to_markdown
 from veracity.evaluation.rows import RowOutcome
 from veracity.evaluation.summary import gateable, metric_names
 

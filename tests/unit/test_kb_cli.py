@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from tests.unit.kb_fixtures import AUSTRALIA, TOWER, write
 from veracity.kb import KB_ENV, KnowledgeBase
 from veracity.kb.manifest import MANIFEST_NAME
-from veracity.kb_cli import ingest_command, kb_group
+from veracity.cli.knowledge_base import ingest_command, kb_group
 
 
 
@@ -112,7 +112,7 @@ def test_first_ingest_into_the_default_location_keeps_the_demo_notes(tmp_path, m
     from click.testing import CliRunner
 
     from veracity.kb import KnowledgeBase
-    from veracity.kb_cli import ingest_command
+    from veracity.cli.knowledge_base import ingest_command
 
     monkeypatch.setenv("VERACITY_KB", str(tmp_path / "default-kb"))
     note = tmp_path / "note.txt"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from veracity.metrics import (
+from veracity.evaluation.metrics import (
     balanced_accuracy,
     confusion_matrix,
-    evaluate,
+    classify,
     per_label_scores,
 )
 
@@ -46,8 +46,8 @@ def test_balanced_accuracy_by_hand() -> None:
     assert balanced_accuracy(GOLD, PREDICTED, LABELS) == pytest.approx(53 / 90)
 
 
-def test_evaluate_collects_everything() -> None:
-    result = evaluate(GOLD, PREDICTED, LABELS)
+def test_classify_collects_everything() -> None:
+    result = classify(GOLD, PREDICTED, LABELS)
     assert result.matrix == ((2, 0, 1), (1, 1, 0), (1, 1, 3))
     assert result.accuracy == pytest.approx(0.6)
     assert result.balanced_accuracy == pytest.approx(53 / 90)
@@ -56,13 +56,13 @@ def test_evaluate_collects_everything() -> None:
 
 
 def test_to_markdown_table() -> None:
-    table = evaluate(GOLD, PREDICTED, LABELS).to_markdown().splitlines()
+    table = classify(GOLD, PREDICTED, LABELS).to_markdown().splitlines()
     assert table[0] == "| gold \\ predicted | supported | refuted | unverifiable | total |"
     assert table[2] == "| supported | 2 | 0 | 1 | 3 |"
     assert table[3] == "| refuted | 1 | 1 | 0 | 2 |"
     assert table[4] == "| unverifiable | 1 | 1 | 3 | 5 |"
     assert table[5] == "| total | 4 | 2 | 4 | 10 |"
-    assert "| refuted | 0.500 | 0.500 | 0.500 | 2 | 2 |" in evaluate(GOLD, PREDICTED, LABELS).scores_markdown()
+    assert "| refuted | 0.500 | 0.500 | 0.500 | 2 | 2 |" in classify(GOLD, PREDICTED, LABELS).scores_markdown()
 
 
 def test_label_never_predicted_scores_zero_without_error() -> None:
@@ -98,6 +98,6 @@ def test_perfect_predictions() -> None:
     ],
 )
 def test_bad_input_raises_clear_value_error(gold, predicted, labels, message) -> None:
-    for function in (confusion_matrix, per_label_scores, balanced_accuracy, evaluate):
+    for function in (confusion_matrix, per_label_scores, balanced_accuracy, classify):
         with pytest.raises(ValueError, match=message):
             function(gold, predicted, labels)

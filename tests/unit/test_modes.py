@@ -6,7 +6,7 @@ import pytest
 
 from veracity.context import DEFAULT_MODEL, Context
 from veracity.errors import ConfigurationError
-from veracity.modes import resolve_mode
+from veracity.runtime.modes import resolve_mode
 from veracity.testing import ScriptedBackend
 
 

@@ -10,9 +10,10 @@ from pathlib import Path
 from click.testing import CliRunner
 from rich.console import Console
 
-from veracity.cli import main, streamed
+from veracity.cli import main
+from veracity.cli.check import streamed
 from veracity.contracts import Claim, Verdict
-from veracity.live import LiveVerdicts, verdict_line
+from veracity.cli.live import LiveVerdicts, verdict_line
 
 POLICY = "Returns within 14 days. Return shipping costs 5 dollars."
 ANSWER = "You can return it within 30 days. Return shipping costs 5 dollars."

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from veracity.contracts import LABELS
 from veracity.evaluation.dataset import JudgeRow
-from veracity.metrics import ClassificationResult, evaluate
+from veracity.evaluation.metrics import ClassificationResult, classify
 
 BASELINE_THRESHOLDS = (0.5, 0.6)
 
@@ -31,4 +31,4 @@ def similarity_baselines(
         if on_row is not None:
             on_row()
     gold = [row.label for row in rows]
-    return {name: evaluate(gold, labels, LABELS) for name, labels in predicted.items()}
+    return {name: classify(gold, labels, LABELS) for name, labels in predicted.items()}

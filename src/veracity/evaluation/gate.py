@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from veracity.evaluation.dataset import Dataset
-from veracity.evaluation.render import to_markdown
+from veracity.evaluation.formats import to_markdown
 from veracity.evaluation.runner import run_eval
 from veracity.evaluation.summary import DEFAULT_METRIC, EvalResult
 

@@ -25,7 +25,7 @@ from veracity.evaluation.runner import (
     prepare,
 )
 from veracity.evaluation.summary import EvalResult, RunResult
-from veracity.metrics import balanced_accuracy
+from veracity.evaluation.metrics import balanced_accuracy
 
 
 NO_OUTPUT = "the experiment recorded no output for this row"

@@ -7,14 +7,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from veracity.builder import build_claim_graph, compile_graph
+from veracity.graph import build_claim_graph, compile_graph
 from veracity.context import Context
 from veracity.contracts import LABELS, Claim, Report
 from veracity.errors import ConfigurationError
 from veracity.evaluation.dataset import ClaimsRow, DatasetKind, JudgeRow, PassRow, Row
 from veracity.evaluation.matching import DEFAULT_MATCH_THRESHOLD, match_claims
-from veracity.outcome import problems, report_outcome
-from veracity.resources import Resources
+from veracity.runtime.resources import Resources
 
 FAILED = "failed"
 """Predicted label of a row (or claim) whose check failed: a gate, tool or input failure. It scores 0."""
@@ -167,7 +166,7 @@ class RowEvaluator:
 
     def _pass_row(self, row: PassRow, report: Report) -> RowOutcome:
         gold = "pass" if row.expected.passes else "fail"
-        outcome = report_outcome(report)
+        outcome = report.outcome
         predicted = FAILED if outcome == "incomplete" else outcome
         unsupported = [
             {"claim": claim.text, "label": verdict.label, "reason": verdict.reason}
@@ -175,7 +174,7 @@ class RowEvaluator:
             if (verdict := report.verdict_for(claim.id)) is not None and verdict.label != "supported"
         ]
         return RowOutcome(
-            row.id, [gold], [predicted], float(predicted == gold), failures=problems(report),
+            row.id, [gold], [predicted], float(predicted == gold), failures=report.problems(),
             tokens_in=report.tokens_in, tokens_out=report.tokens_out,
             detail={"mode": report.mode, "claims": len(report.claims), "not_supported": unsupported},
         )

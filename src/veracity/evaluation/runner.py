@@ -10,15 +10,15 @@ from typing import Any, Callable, Literal
 from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
 
-from veracity.blocking import run_blocking
+from veracity.runtime.blocking import run_blocking
 from veracity.context import DEFAULT_MODEL, Context
 from veracity.evaluation.dataset import Dataset, JudgeRow, load_dataset
 from veracity.evaluation.matching import DEFAULT_MATCH_THRESHOLD
 from veracity.evaluation.rows import RowEvaluator, RowOutcome
 from veracity.evaluation.summary import EvalResult, RunResult
 from veracity.evidence.base import EvidenceBackend
-from veracity.modes import OFFLINE
-from veracity.resources import Resources
+from veracity.runtime.modes import OFFLINE
+from veracity.runtime.resources import Resources
 
 EvalMode = Literal["auto", "offline", "llm"]
 

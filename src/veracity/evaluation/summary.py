@@ -10,7 +10,7 @@ from typing import Any
 
 from veracity.evaluation.dataset import Dataset
 from veracity.evaluation.rows import FAILED, KIND_LABELS, UNMATCHED, RowOutcome
-from veracity.metrics import ClassificationResult, evaluate
+from veracity.evaluation.metrics import ClassificationResult, classify
 
 DEFAULT_METRIC = "balanced_accuracy"
 
@@ -41,7 +41,7 @@ class RunResult:
         """Confusion matrix and per-label scores over every judged item (None when there is none)."""
         gold = [label for outcome in self.outcomes for label in outcome.gold]
         predicted = [label for outcome in self.outcomes for label in outcome.predicted]
-        return evaluate(gold, predicted, self.labels) if gold else None
+        return classify(gold, predicted, self.labels) if gold else None
 
     @property
     def judge_failures(self) -> int:

@@ -8,7 +8,7 @@ Heavy libraries (faiss, bm25s, pypdf, trafilatura) are imported on first use, no
 """
 
 from veracity.kb.chunking import ChunkSettings
-from veracity.kb.errors import KnowledgeBaseError
+from veracity.errors import KnowledgeBaseError
 from veracity.kb.ingest import FileResult, IngestProgress, IngestReport
 from veracity.kb.metadata import DocumentInfo
 from veracity.kb.paths import KB_ENV, default_kb_path

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from veracity.kb import metadata
-from veracity.kb.errors import unusable
+from veracity.kb.paths import unusable
 from veracity.kb.manifest import GenerationFiles, Manifest
 from veracity.kb.vectors import STORED_DTYPE, read_sentences
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from veracity.contracts import SearchHit
 from veracity.kb import metadata
-from veracity.kb.errors import unusable
+from veracity.kb.paths import unusable
 from veracity.kb.fusion import reciprocal_rank_fusion
 from veracity.kb.generation import (
     check_counts,

@@ -21,7 +21,7 @@ from veracity.kb.vectors import mean_vector
 from veracity.offline.sentences import split_sentences
 
 if TYPE_CHECKING:
-    from veracity.kb.builder import GenerationBuilder
+    from veracity.kb.writer import GenerationBuilder
     from veracity.offline.embedder import Embedder
 
 Status = Literal["added", "updated", "unchanged", "skipped", "removed"]

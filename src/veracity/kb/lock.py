@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from veracity.kb.errors import KnowledgeBaseError
+from veracity.errors import KnowledgeBaseError
 
 LOCK_NAME = "ingest.lock"
 

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from veracity.kb.chunking import ChunkSettings
-from veracity.kb.errors import unusable
+from veracity.kb.paths import unusable
 
 FORMAT_VERSION = 1
 """Bumped whenever the layout changes incompatibly."""

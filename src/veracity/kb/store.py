@@ -15,7 +15,8 @@ import numpy as np
 from veracity.contracts import SearchHit
 from veracity.kb import metadata
 from veracity.kb.chunking import ChunkSettings
-from veracity.kb.errors import KnowledgeBaseError, missing
+from veracity.errors import KnowledgeBaseError
+from veracity.kb.paths import missing
 from veracity.kb.generation import open_metadata, verify
 from veracity.kb.ingest import (
     FileResult,
@@ -38,7 +39,7 @@ from veracity.kb.paths import default_kb_path
 from veracity.kb.sources import DEMO_PREFIX, Source, demo_sources, discover
 
 if TYPE_CHECKING:
-    from veracity.kb.builder import GenerationBuilder
+    from veracity.kb.writer import GenerationBuilder
     from veracity.kb.index import IndexReader
     from veracity.offline.embedder import Embedder
 
@@ -276,7 +277,7 @@ class KnowledgeBase:
         return IngestReport(results, time.perf_counter() - started)
 
     def _builder(self, previous: Manifest | None, settings: ChunkSettings) -> GenerationBuilder:
-        from veracity.kb.builder import GenerationBuilder
+        from veracity.kb.writer import GenerationBuilder
         from veracity.offline.embedder import DIMENSIONS, MODEL_ID
 
         return GenerationBuilder(self.path, previous, settings, model_id=MODEL_ID, dimensions=DIMENSIONS)

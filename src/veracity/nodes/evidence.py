@@ -19,7 +19,7 @@ from veracity.contracts import Evidence, SearchHit, ToolFailure, TraceRecord, Ve
 from veracity.errors import ConfigurationError, ToolError
 from veracity.evidence.base import EvidenceBackend
 from veracity.nodes.timing import Stopwatch
-from veracity.resources import Resources
+from veracity.runtime.resources import Resources
 from veracity.state import ClaimState
 
 NO_EVIDENCE_REASON = "no evidence was found for this claim"

@@ -7,7 +7,7 @@ from langgraph.runtime import Runtime
 from veracity.context import Context
 from veracity.contracts import TraceRecord
 from veracity.nodes.timing import Stopwatch
-from veracity.resources import Resources
+from veracity.runtime.resources import Resources
 from veracity.state import ClaimState, evidence_for
 
 

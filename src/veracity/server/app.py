@@ -41,7 +41,7 @@ from veracity.api import acheck
 from veracity.context import Context
 from veracity.contracts import Report
 from veracity.errors import ConfigurationError, InputError
-from veracity.resources import Resources
+from veracity.runtime.resources import Resources
 from veracity.server.limits import BodyLimit, error_response, key_matches, parse_rate, presented_key
 
 DEFAULT_MAX_BODY_BYTES = 1_000_000

@@ -121,7 +121,7 @@ class ClassificationResult:
         }
 
 
-def evaluate(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) -> ClassificationResult:
+def classify(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) -> ClassificationResult:
     """Compute the confusion matrix, per-label scores, balanced accuracy and accuracy in one go."""
     matrix = confusion_matrix(gold, predicted, labels)
     per_label = _scores_from_matrix(matrix, labels)

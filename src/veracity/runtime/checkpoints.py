@@ -12,11 +12,11 @@ import uuid
 from pathlib import Path
 from typing import Callable
 
-from veracity.builder import compile_graph
+from veracity.graph import compile_graph
 from veracity.context import Context
 from veracity.contracts import Report
 from veracity.errors import InputError
-from veracity.resources import Resources
+from veracity.runtime.resources import Resources
 
 
 async def resumable_run(

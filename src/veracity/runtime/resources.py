@@ -14,9 +14,9 @@ from veracity.context import Context
 from veracity.errors import ConfigurationError
 from veracity.evidence.base import EvidenceBackend
 from veracity.evidence.retriever import RetrieverBackend
-from veracity.models import init_model
-from veracity.modes import Mode, resolve_mode
-from veracity.steps import (
+from veracity.runtime.models import init_model
+from veracity.runtime.modes import Mode, resolve_mode
+from veracity.runtime.steps import (
     ClaimExtractor,
     ClaimJudge,
     LLMExtractor,

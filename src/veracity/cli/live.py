@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from veracity.contracts import Claim, Verdict
-from veracity.render import LABEL_STYLES, decisive_quote
+from veracity.cli.tables import LABEL_STYLES, decisive_quote
 
 
 class LiveVerdicts:

@@ -1,4 +1,8 @@
-"""Wiring only: build the top-level fact-check graph and the per-claim subgraph."""
+"""Wiring only: the top-level fact-check graph and the per-claim subgraph.
+
+`graph` is the graph compiled with default settings (`langgraph.json` points here);
+`build_graph` compiles one around bound objects.
+"""
 
 from __future__ import annotations
 
@@ -24,10 +28,21 @@ from veracity.nodes.evidence import (
     route_claim_start,
 )
 from veracity.nodes.extract import extract_claims
+from veracity.nodes.finalize import finalize_report
 from veracity.nodes.gates import extraction_gate, verdict_gate
 from veracity.nodes.judge import judge_claim
-from veracity.report import finalize_report
-from veracity.resources import Resources
+from veracity.nodes.names import (
+    CHECK_CLAIM,
+    EVALUATE_REPORT,
+    EXTRACT_CLAIMS,
+    EXTRACTION_GATE,
+    FINALIZE_REPORT,
+    GATHER_EVIDENCE,
+    JUDGE_CLAIM,
+    REVISE,
+    VERDICT_GATE,
+)
+from veracity.runtime.resources import Resources
 from veracity.state import (
     ClaimInput,
     ClaimResults,
@@ -46,13 +61,13 @@ RULES = {"veracity_role": "rules"}
 def build_claim_graph(resources: Resources) -> CompiledStateGraph:
     """One claim's branch: gather evidence, judge, and gate the verdict (retrying the judge)."""
     builder = StateGraph(ClaimState, context_schema=Context, input_schema=ClaimInput, output_schema=ClaimResults)
-    builder.add_node("gather_evidence", partial(gather_evidence, resources=resources), metadata=TOOL)
-    builder.add_node("judge_claim", partial(judge_claim, resources=resources), metadata=LLM)
-    builder.add_node("verdict_gate", verdict_gate, metadata=GATE)
+    builder.add_node(GATHER_EVIDENCE, partial(gather_evidence, resources=resources), metadata=TOOL)
+    builder.add_node(JUDGE_CLAIM, partial(judge_claim, resources=resources), metadata=LLM)
+    builder.add_node(VERDICT_GATE, verdict_gate, metadata=GATE)
     builder.add_conditional_edges(START, route_claim_start)
-    builder.add_conditional_edges("gather_evidence", route_after_evidence)
-    builder.add_edge("judge_claim", "verdict_gate")
-    return builder.compile(name="check_claim")
+    builder.add_conditional_edges(GATHER_EVIDENCE, route_after_evidence)
+    builder.add_edge(JUDGE_CLAIM, VERDICT_GATE)
+    return builder.compile(name=CHECK_CLAIM)
 
 
 def build_graph(
@@ -77,16 +92,24 @@ def compile_graph(
     builder = StateGraph(
         FactCheckState, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )
-    builder.add_node("extract_claims", partial(extract_claims, resources=resources), metadata=LLM)
-    builder.add_node("extraction_gate", extraction_gate, metadata=GATE)
-    builder.add_node("check_claim", build_claim_graph(resources))
-    builder.add_node("evaluate_report", evaluate_report, metadata=RULES)
-    builder.add_node("revise", revise, metadata=RULES)
-    builder.add_node("finalize_report", finalize_report)
-    builder.add_edge(START, "extract_claims")
-    builder.add_edge("extract_claims", "extraction_gate")
-    builder.add_edge("check_claim", "evaluate_report")
-    builder.add_conditional_edges("evaluate_report", route_after_evaluation)
-    builder.add_conditional_edges("revise", send_revisions, ["check_claim"])
-    builder.add_edge("finalize_report", END)
+    builder.add_node(EXTRACT_CLAIMS, partial(extract_claims, resources=resources), metadata=LLM)
+    builder.add_node(EXTRACTION_GATE, extraction_gate, metadata=GATE)
+    builder.add_node(CHECK_CLAIM, build_claim_graph(resources))
+    builder.add_node(EVALUATE_REPORT, evaluate_report, metadata=RULES)
+    builder.add_node(REVISE, revise, metadata=RULES)
+    builder.add_node(FINALIZE_REPORT, finalize_report)
+    builder.add_edge(START, EXTRACT_CLAIMS)
+    builder.add_edge(EXTRACT_CLAIMS, EXTRACTION_GATE)
+    builder.add_edge(CHECK_CLAIM, EVALUATE_REPORT)
+    builder.add_conditional_edges(EVALUATE_REPORT, route_after_evaluation)
+    builder.add_conditional_edges(REVISE, send_revisions, [CHECK_CLAIM])
+    builder.add_edge(FINALIZE_REPORT, END)
     return builder.compile(checkpointer=checkpointer, name=name)
+
+
+
+graph = build_graph()
+"""The fact-check graph with every setting taken from the run's context (what `langgraph.json` serves).
+
+Compiling is in-memory wiring (about 10 ms); models and indexes are created on first use, not here.
+"""

@@ -1,4 +1,4 @@
-"""Command-line interface: `veracity check`."""
+"""`veracity check`: fact-check a text from the command line."""
 
 from __future__ import annotations
 
@@ -15,8 +15,7 @@ from rich.console import Console
 from veracity.context import DEFAULT_MODEL, Context
 from veracity.contracts import Report
 from veracity.errors import ConfigurationError, InputError
-from veracity.modes import resolve_mode
-from veracity.outcome import report_outcome
+from veracity.runtime.modes import resolve_mode
 
 EXIT_SUPPORTED = 0
 EXIT_NOT_SUPPORTED = 1
@@ -36,7 +35,7 @@ Exit codes:
 
 def exit_code(report: Report) -> int:
     """The exit code a report maps to (see `veracity check --help`)."""
-    return {"pass": EXIT_SUPPORTED, "fail": EXIT_NOT_SUPPORTED, "incomplete": EXIT_INCOMPLETE}[report_outcome(report)]
+    return {"pass": EXIT_SUPPORTED, "fail": EXIT_NOT_SUPPORTED, "incomplete": EXIT_INCOMPLETE}[report.outcome]
 
 
 def read_source(path: Path) -> str:
@@ -86,7 +85,7 @@ async def streamed(body: str, console: Console, settings: dict):
     from rich.live import Live
 
     from veracity.api import acheck
-    from veracity.live import LiveVerdicts, verdict_line
+    from veracity.cli.live import LiveVerdicts, verdict_line
 
     if not console.is_terminal:
         view = LiveVerdicts(on_verdict=lambda claim, verdict: console.print(verdict_line(claim, verdict),
@@ -98,17 +97,7 @@ async def streamed(body: str, console: Console, settings: dict):
                             **settings)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="veracity")
-def main() -> None:
-    """veracity: catch factual errors in text.
-
-    Splits text into atomic claims, finds evidence for each, and judges every claim
-    supported, refuted or unverifiable with a quote checked against the evidence.
-    """
-
-
-@main.command(epilog=EXIT_CODES_HELP)
+@click.command(epilog=EXIT_CODES_HELP)
 @click.argument("text", required=False)
 @click.option("--model", "-m", default=None, metavar="PROVIDER:MODEL",
               help=f"Chat model, e.g. {DEFAULT_MODEL}, or 'offline' for the local claim splitter and judge. "
@@ -138,7 +127,7 @@ def main() -> None:
 @click.option("--stream", "stream", is_flag=True,
               help="Show verdicts as each claim is judged: a live table in a terminal, else a line per verdict "
                    "(on stderr with --json).")
-def check(text, model, search, source_file, kb_path, max_revisions, max_results, tavily_url, max_chars, as_json,
+def check_command(text, model, search, source_file, kb_path, max_revisions, max_results, tavily_url, max_chars, as_json,
           show_trace, checkpoint, thread_id, stream) -> None:
     """Fact-check TEXT (use '-' to read standard input).
 
@@ -197,25 +186,11 @@ def check(text, model, search, source_file, kb_path, max_revisions, max_results,
     if as_json:
         click.echo(report.model_dump_json(indent=2))
         if show_trace:
-            from veracity.render import trace_table
+            from veracity.cli.tables import trace_table
 
             err.print(trace_table(report))
     else:
-        from veracity.render import print_report
+        from veracity.cli.tables import print_report
 
         print_report(Console(), report, show_trace=show_trace, seconds=seconds)
     sys.exit(exit_code(report))
-
-
-def _register_subcommands() -> None:
-    from veracity.eval_cli import eval_command
-    from veracity.kb_cli import ingest_command, kb_group
-    from veracity.serve_cli import serve_command
-
-    main.add_command(ingest_command, name="ingest")
-    main.add_command(kb_group, name="kb")
-    main.add_command(eval_command, name="eval")
-    main.add_command(serve_command, name="serve")
-
-
-_register_subcommands()

@@ -14,7 +14,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from veracity.context import Context
 from veracity.contracts import Claim, Evidence, ExtractionOutput, JudgeOutput
-from veracity.models import ModelReply, ask_structured
+from veracity.runtime.models import ModelReply, ask_structured
 from veracity.prompts.feedback import GATE_FEEDBACK
 from veracity.prompts.source import SOURCE_EXTRACT_ADDENDUM, SOURCE_JUDGE_ADDENDUM
 

@@ -101,7 +101,7 @@ def eval_command(dataset, mode, model, search, kb_path, runs, concurrency, min_s
     See docs/calibration.md for choosing a threshold from your own labelled examples.
     """
     from veracity.evaluation.dataset import load_dataset
-    from veracity.evaluation.render import to_json, to_markdown
+    from veracity.evaluation.formats import to_json, to_markdown
     from veracity.evaluation.rows import KIND_LABELS
     from veracity.evaluation.summary import gateable, metric_names
 

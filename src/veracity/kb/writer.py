@@ -17,7 +17,7 @@ import numpy as np
 
 from veracity.kb import metadata
 from veracity.kb.chunking import Chunk, ChunkSettings
-from veracity.kb.errors import unusable
+from veracity.kb.paths import unusable
 from veracity.kb.generation import (
     check_counts,
     load_dense,

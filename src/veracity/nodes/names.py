@@ -1,0 +1,30 @@
+"""Node names, defined once: the wiring, the routers, the commands and the trace all use these.
+
+Routers and commands also spell their destinations as `Literal` types, which LangGraph reads to
+draw the graph; those types are defined here too, next to the names they list.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+EXTRACT_CLAIMS: Final = "extract_claims"
+EXTRACTION_GATE: Final = "extraction_gate"
+CHECK_CLAIM: Final = "check_claim"
+GATHER_EVIDENCE: Final = "gather_evidence"
+JUDGE_CLAIM: Final = "judge_claim"
+VERDICT_GATE: Final = "verdict_gate"
+EVALUATE_REPORT: Final = "evaluate_report"
+REVISE: Final = "revise"
+FINALIZE_REPORT: Final = "finalize_report"
+
+AfterExtraction = Literal["extract_claims", "check_claim", "evaluate_report"]
+"""Where `extraction_gate` goes: retry extraction, fan out per claim, or straight to evaluation."""
+ClaimStart = Literal["gather_evidence", "judge_claim"]
+"""Where a claim branch starts: search, or (in a revise round, with evidence) the judge."""
+AfterEvidence = Literal["judge_claim", "__end__"]
+"""After the search: judge, or end the branch (no evidence, or the search failed)."""
+AfterVerdict = Literal["judge_claim", "__end__"]
+"""After `verdict_gate`: judge again with the gate's reason, or end the branch."""
+AfterEvaluation = Literal["revise", "finalize_report"]
+"""After `evaluate_report`: a revise round, or the final report."""
