@@ -674,7 +674,7 @@ def isolated_costs(kb_path: str, paragraphs: list[str]) -> dict:
     from veracity.runtime.resources import _knowledge_base, _offline_judge
 
     kb = _knowledge_base(kb_path).knowledge_base
-    judge = _offline_judge()._judge
+    judge = _offline_judge()
     reader = kb.load()
     embedder = kb.embedder
     limit = 5
@@ -766,7 +766,7 @@ def child_check(config: dict) -> dict:
     from veracity.runtime.resources import _knowledge_base, _offline_judge
 
     kb_embedder = _knowledge_base(kb_path).knowledge_base.embedder
-    judge_embedder = _offline_judge()._judge.embedder
+    judge_embedder = _offline_judge().embedder
     return {
         "kb": kb_path, "import_s": import_seconds, "warmup": warmup, "passes": passes,
         "self_max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from veracity.agents import Guard, GuardedAnswer, as_tool
 from veracity.api import acheck, check
+from veracity.checker import Checker
 from veracity.graph import build_graph, graph
 from veracity.context import Context
 from veracity.contracts import (
@@ -27,10 +28,11 @@ from veracity.contracts import (
 )
 from veracity.errors import ConfigurationError, InputError, ToolError, VeracityError
 from veracity.evidence import EvidenceBackend, RetrieverBackend, TavilyBackend
+from veracity.progress import ProgressEvent
 
 __all__ = [
-    "Claim", "ConfigurationError", "Context", "Evaluation", "EvaluationIssue", "Evidence", "EvidenceBackend",
-    "GateFailure", "Guard", "GuardedAnswer", "InputError", "Report", "RetrieverBackend", "SearchHit",
+    "Checker", "Claim", "ConfigurationError", "Context", "Evaluation", "EvaluationIssue", "Evidence", "EvidenceBackend",
+    "GateFailure", "Guard", "GuardedAnswer", "InputError", "ProgressEvent", "Report", "RetrieverBackend", "SearchHit",
     "TavilyBackend", "ToolError", "ToolFailure", "TraceRecord", "VeracityError", "Verdict", "acheck", "as_tool",
     "build_graph", "check", "graph",
 ]

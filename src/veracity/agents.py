@@ -19,7 +19,7 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
-from veracity.api import acheck
+from veracity.checker import Checker, OnProgress
 from veracity.runtime.blocking import run_blocking
 from veracity.contracts import Report
 
@@ -36,14 +36,16 @@ class FactCheckInput(BaseModel):
 
 
 def as_tool(*, name: str = "fact_check", description: str | None = None, **settings: Any) -> BaseTool:
-    """A LangChain tool that fact-checks a statement with `veracity.acheck(statement, **settings)`.
+    """A LangChain tool that fact-checks a statement with `veracity.check`'s `settings`.
 
     The tool returns one line per claim: its label, the claim, and the quote and source that
-    decided it, then the overall result, so the calling model can cite or correct.
+    decided it, then the overall result, so the calling model can cite or correct. Its graph is
+    compiled once, when the tool is made.
     """
+    checker = Checker(**settings)
 
     async def fact_check(statement: str) -> str:
-        return describe(await acheck(statement, **settings))
+        return describe(await checker.acheck(statement))
 
     def fact_check_sync(statement: str) -> str:
         return run_blocking(fact_check(statement))
@@ -105,21 +107,26 @@ class Guard:
     """
 
     def __init__(
-        self, agent: Runnable, *, policy: Policy = "annotate", blocked_answer: str = BLOCKED_ANSWER,
-        **settings: Any,
+        self, agent: Runnable[Any, Any], *, policy: Policy = "annotate", blocked_answer: str = BLOCKED_ANSWER,
+        on_progress: OnProgress | None = None, **settings: Any,
     ) -> None:
-        """`settings` go to `veracity.acheck` (e.g. ``source_text=...``, ``model="offline"``)."""
+        """`settings` are `veracity.check`'s (e.g. ``source_text=...``, ``model="offline"``).
+
+        `on_progress` hears the `ProgressEvent`s of every check the guard runs (claims found,
+        each verdict as it is reached), e.g. to show that an answer is being checked.
+        """
         if policy not in POLICIES:
             raise ValueError(f"policy must be one of {POLICIES}, not {policy!r}")
         self.agent = agent
         self.policy = policy
         self.blocked_answer = blocked_answer
-        self.settings = settings
+        self.on_progress = on_progress
+        self.checker = Checker(**settings)
 
     async def ainvoke(self, agent_input: Any) -> GuardedAnswer:
         """Run the agent, check its answer and apply the policy."""
         answer = answer_text(await self.agent.ainvoke(agent_input))
-        report = await acheck(answer, **self.settings)
+        report = await self.checker.acheck(answer, on_progress=self.on_progress)
         if report.ok:
             return GuardedAnswer(answer, "passed", answer, (report,))
         if self.policy == "annotate":
@@ -128,7 +135,7 @@ class Guard:
             return GuardedAnswer(self.blocked_answer, "blocked", answer, (report,))
         retry_input = with_feedback(agent_input, answer, rewrite_request(report))
         second = answer_text(await self.agent.ainvoke(retry_input))
-        second_report = await acheck(second, **self.settings)
+        second_report = await self.checker.acheck(second, on_progress=self.on_progress)
         if second_report.ok:
             return GuardedAnswer(second, "rewritten", answer, (report, second_report))
         return GuardedAnswer(self.blocked_answer, "blocked", answer, (report, second_report))

@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
 
-from veracity.runtime.blocking import run_blocking
-from veracity.graph import compile_graph
-from veracity.context import Context
+from veracity.checker import Checker, OnProgress
 from veracity.contracts import Report
-from veracity.errors import InputError
 from veracity.evidence.base import EvidenceBackend
-from veracity.nodes.extract import input_problem
-from veracity.runtime.resources import Resources
+from veracity.runtime.blocking import run_blocking
+
+
+@functools.cache
+def shared_checker() -> Checker:
+    """The checker behind `check`/`acheck` calls that bind no model object or backend (compiled once)."""
+    return Checker()
 
 
 async def acheck(
@@ -24,7 +27,7 @@ async def acheck(
     model: BaseChatModel | str | None = None,
     backend: EvidenceBackend | BaseRetriever | None = None,
     tags: list[str] | None = None,
-    on_update: Callable[[str, dict], None] | None = None,
+    on_progress: OnProgress | None = None,
     checkpoint: str | Path | None = None,
     thread_id: str | None = None,
     **settings: Any,
@@ -35,62 +38,22 @@ async def acheck(
     backend or LangChain retriever. Other keyword settings are `Context` fields, e.g.
     `max_revisions=1`. Raises `InputError` for empty or oversized text and
     `ConfigurationError` when the model or search backend is not set up.
-    `on_update(node, update)` is called as each graph node (including the per-claim ones)
-    finishes, e.g. to show progress.
+    `on_progress(event)` hears each `veracity.ProgressEvent` as it happens: the claims found,
+    each claim's verdict, revise rounds.
 
     With `checkpoint` (a SQLite file) every step is saved under `thread_id`: calling again
     with the same file, thread and text resumes an interrupted check where it stopped (steps
     already done, per-claim ones included, are not run again) or returns the finished one's report.
+
+    Calls that bind no model object or backend share one compiled graph; for many checks with
+    a bound model or backend, build a `veracity.Checker` once and call its `acheck`.
     """
     if isinstance(model, str):
         settings["model"] = model
         model = None
-    context = Context.from_settings(**settings)
-    problem = input_problem(text, context.max_text_chars)
-    if problem:
-        raise InputError(problem)
-    resources = Resources(model=model, backend=backend)
-    mode = resources.preflight(context)
-    if checkpoint is not None:
-        from veracity.runtime.checkpoints import resumable_run
-
-        return await resumable_run(
-            text, resources, context, checkpoint=Path(checkpoint), thread_id=thread_id, on_update=on_update,
-            config=_run_config(mode, model, tags),
-        )
-    graph = compile_graph(resources)
-    return await stream_report(graph, {"text": text}, _run_config(mode, model, tags), context, on_update)
-
-
-def _run_config(mode, model, tags: list[str] | None) -> dict:
-    return {
-        "run_name": "veracity.check",
-        "tags": ["veracity", *(tags or [])],
-        "metadata": {
-            "veracity_model": mode.model if model is None else type(model).__name__,
-            "veracity_mode": mode.label,
-        },
-    }
-
-
-async def stream_report(
-    graph, graph_input: dict | None, config: dict, context: Context, on_update=None, durability: str | None = None,
-) -> Report:
-    """Run the compiled graph (or resume it, with input None) and return the report it ends with."""
-    report: Report | None = None
-    options = {"durability": durability} if durability else {}
-    stream = graph.astream(
-        graph_input, config=config, context=context, stream_mode="updates", subgraphs=True, **options
-    )
-    async for _namespace, chunk in stream:
-        for node, update in chunk.items():
-            if on_update is not None:
-                on_update(node, update or {})
-            if node == "finalize_report":
-                report = update["report"]
-    if report is None:  # the graph always ends in finalize_report; guard against wiring mistakes
-        raise RuntimeError("the fact-check graph ended without a report")
-    return report
+    checker = shared_checker() if model is None and backend is None else Checker(model=model, backend=backend)
+    return await checker.acheck(text, tags=tags, on_progress=on_progress, checkpoint=checkpoint,
+                                thread_id=thread_id, **settings)
 
 
 def check(text: str, **kwargs: Any) -> Report:

@@ -78,10 +78,11 @@ class OutputState(TypedDict):
 
 
 class FactCheckState(TopLevelResults, total=False):
-    """The whole state of the top-level graph."""
+    """The whole state of the top-level graph; every node returns a partial one as its update."""
 
     text: str
     mode: str
+    source_mode: bool
     claims: list[Claim]
     extraction_payload: Any
     extraction_call_error: str | None
@@ -106,8 +107,8 @@ class ClaimInput(TypedDict):
     source_mode: NotRequired[bool]
 
 
-class ClaimState(ClaimInput, ClaimResults, total=False):
-    """The state of one `check_claim` branch."""
+class ClaimUpdate(ClaimResults, total=False):
+    """What a node of a `check_claim` branch writes: its results and the branch's working values."""
 
     claim_evidence: list[Evidence]
     judge_payload: Any
@@ -116,11 +117,11 @@ class ClaimState(ClaimInput, ClaimResults, total=False):
     judge_errors: list[str]
 
 
+class ClaimState(ClaimInput, ClaimUpdate, total=False):
+    """The state of one `check_claim` branch."""
+
+
 def evidence_for(state: ClaimState) -> list[Evidence]:
     """The evidence a branch judges against: freshly gathered, or brought along by a revise round."""
     return state.get("claim_evidence") or state.get("prior_evidence") or []
 
-
-def is_source_mode(state: FactCheckState) -> bool:
-    """True when the run checks an answer against a user-supplied source text."""
-    return state.get("mode", "").endswith("+source")

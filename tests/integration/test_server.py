@@ -75,7 +75,7 @@ def test_batch_keeps_the_input_order(offline_url: str) -> None:
     assert len(body["metadata"]["run_ids"]) == 2
 
 
-def test_stream_sends_each_step_then_the_report_then_end(offline_url: str) -> None:
+def test_stream_sends_progress_then_the_report_then_end(offline_url: str) -> None:
     text = f"{FAITHFUL} After that, returns are not accepted."
     events = []
     with httpx.stream("POST", offline_url + "/factcheck/stream", json={"input": {"text": text, "source_text": POLICY}},
@@ -87,11 +87,15 @@ def test_stream_sends_each_step_then_the_report_then_end(offline_url: str) -> No
                 events.append((event.removeprefix("event: "), json.loads(data.removeprefix("data: "))))
     kinds = [kind for kind, _ in events]
     assert kinds[0] == "metadata" and kinds[-1] == "end" and "error" not in kinds
-    nodes = [data["node"] for kind, data in events if kind == "data" and "node" in data]
-    assert nodes.count("verdict_gate") == 2  # one per claim, each as it finishes
-    assert nodes.index("extract_claims") < nodes.index("verdict_gate") < nodes.index("finalize_report")
+    progress = [data for kind, data in events if kind == "progress"]
+    steps = [event["kind"] for event in progress]
+    assert steps[:2] == ["extracting", "claims"] and steps.count("verdict") == 2  # one per claim, as it finishes
+    assert len(progress[1]["claims"]) == 2
+    verdicts = {event["claim"]["id"]: event["verdict"]["label"] for event in progress if event["kind"] == "verdict"}
+    assert kinds[-2] == "data" and kinds.index("data") == len(kinds) - 2  # the report comes after every step
     report = events[-2][1]["report"]
     assert [v["label"] for v in report["verdicts"]] == ["supported", "supported"]
+    assert verdicts == {v["claim_id"]: v["label"] for v in report["verdicts"]}
 
 
 def test_schemas(offline_url: str) -> None:
@@ -224,3 +228,37 @@ def test_a_stream_that_cannot_run_ends_with_an_error_event(offline_url: str) -> 
         text = response.read().decode()
     assert 'event: error\ndata: {"error": "thread_id needs a server started with a checkpoint file' in text
     assert '"status": 422' in text and text.rstrip().endswith("event: end\ndata: null")
+
+
+class CountingBackend:
+    """An evidence backend that notes how many searches run at the same time."""
+
+    name = "counting"
+
+    def __init__(self) -> None:
+        self.running = 0
+        self.most = 0
+
+    async def search(self, query: str, *, limit: int) -> list:
+        import asyncio
+
+        from veracity.contracts import SearchHit
+
+        self.running += 1
+        self.most = max(self.most, self.running)
+        await asyncio.sleep(0.05)
+        self.running -= 1
+        return [SearchHit(title="Note", text=query)]
+
+
+def test_batch_runs_at_most_its_concurrency_of_checks_at_once() -> None:
+    texts = [f"Town number {n} has a station." for n in range(6)]
+    model = ScriptedChatModel(responder=lambda messages: (
+        claims_reply((prompt_text(messages).rsplit("\n", 1)[-1],) * 2) if "Text to split" in prompt_text(messages)
+        else verdict_reply("unverifiable")))
+    backend = CountingBackend()
+    app = create_app(model=model, backend=backend, api_key="", rate_limit="1000/minute", batch_concurrency=2)
+    with serving(app) as url:
+        body = post(url, "/factcheck/batch", {"inputs": [{"text": text} for text in texts]}).json()
+    assert [report["claims"][0]["text"] for report in body["output"]] == texts
+    assert backend.most == 2

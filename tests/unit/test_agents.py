@@ -111,3 +111,13 @@ def test_an_output_without_text_is_a_clear_error() -> None:
 
     with pytest.raises(TypeError, match="cannot read an answer"):
         Guard(NumberAgent(), **SETTINGS).invoke(QUESTION)
+
+
+def test_guard_passes_on_the_progress_of_its_checks() -> None:
+    heard = []
+    guard = Guard(scripted_agent(FAITHFUL), policy="block", on_progress=heard.append, **SETTINGS)
+    result = guard.invoke(QUESTION)
+    verdicts = [event.verdict for event in heard if event.kind == "verdict"]
+    assert result.action == "passed"
+    assert [event.kind for event in heard][:2] == ["extracting", "claims"]
+    assert [v.label for v in verdicts] == [v.label for v in result.report.verdicts] == ["supported"]

@@ -56,13 +56,41 @@ async def test_acheck_and_check_inside_a_running_loop(world: FakeWorld) -> None:
     assert report.ok
 
 
-def test_on_update_sees_per_claim_steps(world: FakeWorld) -> None:
+def test_on_progress_hears_claims_then_each_verdict(world: FakeWorld) -> None:
     world.extract(claims_reply((CLAIM, CLAIM))).evidence(CLAIM, [hit(NOTE)])
     world.judge(CLAIM, verdict_reply("supported", "c1-e1", NOTE))
-    seen: list[str] = []
-    veracity.check(CLAIM, model=world.model(), backend=world.backend(), on_update=lambda node, _: seen.append(node))
-    assert seen[:2] == ["extract_claims", "extraction_gate"]
-    assert {"gather_evidence", "judge_claim", "verdict_gate", "evaluate_report", "finalize_report"} <= set(seen)
+    seen: list[veracity.ProgressEvent] = []
+    report = veracity.check(CLAIM, model=world.model(), backend=world.backend(), on_progress=seen.append)
+    assert [event.kind for event in seen] == ["extracting", "claims", "verdict"]
+    assert seen[1].claims == report.claims
+    verdict = seen[2]
+    assert verdict.claim == report.claims[0] and verdict.verdict == report.verdicts[0].model_copy(
+        update={"support_score": None})
+    assert verdict.evidence is not None and verdict.evidence.id == "c1-e1"
+
+
+def test_a_claim_without_evidence_still_reports_its_verdict(world: FakeWorld) -> None:
+    other = "Sydney has a harbour."
+    world.extract(claims_reply((CLAIM, CLAIM), (other, other))).evidence(CLAIM, [hit(NOTE)]).evidence(other, [])
+    world.judge(CLAIM, verdict_reply("supported", "c1-e1", NOTE))
+    heard: dict[str, str] = {}
+
+    def on_progress(event: veracity.ProgressEvent) -> None:
+        if event.kind == "verdict" and event.claim and event.verdict:
+            heard[event.claim.text] = event.verdict.label
+
+    veracity.check(f"{CLAIM} {other}", model=world.model(), backend=world.backend(), on_progress=on_progress)
+    assert heard == {CLAIM: "supported", other: "unverifiable"}
+
+
+def test_a_checker_compiles_once_and_checks_many_texts(world: FakeWorld) -> None:
+    world.extract(claims_reply((CLAIM, CLAIM))).evidence(CLAIM, [hit(NOTE)])
+    world.judge(CLAIM, verdict_reply("supported", "c1-e1", NOTE))
+    checker = veracity.Checker(model=world.model(), backend=world.backend(), max_revisions=0)
+    graph = checker.graph
+    first, second = checker.check(CLAIM), checker.check(CLAIM)
+    assert checker.graph is graph and first.ok and second.ok
+    assert veracity.api.shared_checker() is veracity.api.shared_checker()
 
 
 def test_models_without_tool_calling_answer_in_json_text() -> None:

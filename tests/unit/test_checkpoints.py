@@ -10,6 +10,7 @@ from tests.fakes import FakeWorld, claims_reply, verdict_reply
 from veracity.api import check
 from veracity.contracts import SearchHit
 from veracity.errors import InputError
+from veracity.progress import ProgressEvent
 
 TEXT = "The Sydney Opera House opened in 1973. It has 1,000 rooms."
 OPENED, ROOMS = "The Sydney Opera House opened in 1973.", "The Sydney Opera House has 1,000 rooms."
@@ -29,11 +30,11 @@ def world() -> FakeWorld:
             .judge(ROOMS, verdict_reply("supported", "c2-e1", "about 1,000 rooms")))
 
 
-def interrupt_after(node: str):
-    def on_update(name: str, _update: dict) -> None:
-        if name == node:
-            raise Interrupted(name)
-    return on_update
+def interrupt_at(kind: str):
+    def on_progress(event: ProgressEvent) -> None:
+        if event.kind == kind:
+            raise Interrupted(kind)
+    return on_progress
 
 
 def test_an_interrupted_check_resumes_without_redoing_extraction(tmp_path: Path) -> None:
@@ -42,7 +43,7 @@ def test_an_interrupted_check_resumes_without_redoing_extraction(tmp_path: Path)
     store = tmp_path / "state" / "checks.sqlite"
     with pytest.raises(Interrupted):
         check(TEXT, model=model, backend=backend, checkpoint=store, thread_id="t1",
-              on_update=interrupt_after("extraction_gate"))
+              on_progress=interrupt_at("claims"))
     assert len(scripted.extraction_prompts) == 1 and not scripted.judge_calls
 
     report = check(TEXT, model=model, backend=backend, checkpoint=store, thread_id="t1")

@@ -10,11 +10,16 @@ from pathlib import Path
 from click.testing import CliRunner
 from rich.console import Console
 
+from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
 from veracity.cli import main
 from veracity.cli.check import streamed
 from veracity.contracts import Claim, Verdict
 from veracity.cli.live import LiveVerdicts, verdict_line
+from veracity.progress import ProgressEvent
 
+FOUND = "Canberra is the capital of Australia."
+NOTE = "Canberra is the capital city of Australia."
+NOWHERE = "The moon has a library."
 POLICY = "Returns within 14 days. Return shipping costs 5 dollars."
 ANSWER = "You can return it within 30 days. Return shipping costs 5 dollars."
 
@@ -55,13 +60,37 @@ def test_live_verdicts_track_claims_and_revisions() -> None:
     view = LiveVerdicts(on_verdict=lambda claim, verdict: heard.append((claim.id, verdict.label)))
     claims = [Claim(id="c1", text="A is B.", source="A is B.", span=(0, 7)),
               Claim(id="c2", text="C is D.", source="C is D.", span=(8, 15))]
-    assert view("extraction_gate", {"claims": claims}) is True
-    assert view("gather_evidence", {"evidence": {}}) is False
+    assert view(ProgressEvent(kind="claims", claims=claims)) is True
+    assert view(ProgressEvent(kind="extracting")) is False
     first = Verdict(claim_id="c1", label="unverifiable", reason="nothing found")
-    view("verdict_gate", {"verdicts": {"c1": first}})
+    view(ProgressEvent(kind="verdict", claim=claims[0], verdict=first))
     table = view.table()
     assert table.title == "1/2 claims judged" and table.row_count == 2
     revised = Verdict(claim_id="c1", label="refuted", reason="r", evidence_id="c1-e1", quote="A is not B.")
-    view("verdict_gate", {"verdicts": {"c1": revised}})
+    view(ProgressEvent(kind="verdict", claim=claims[0], verdict=revised, revision=1))
     assert view.verdicts["c1"] is revised and heard == [("c1", "unverifiable"), ("c1", "refuted")]
-    assert verdict_line(claims[0], revised) == 'refuted: A is B. — "A is not B."'
+
+
+def world_with_a_claim_nobody_has_evidence_for() -> tuple[FakeWorld, str]:
+    world = FakeWorld().extract(claims_reply((FOUND, FOUND), (NOWHERE, NOWHERE)))
+    world.evidence(FOUND, [hit(NOTE)]).evidence(NOWHERE, [])
+    world.judge(FOUND, verdict_reply("supported", "c1-e1", NOTE))
+    return world, f"{FOUND} {NOWHERE}"
+
+
+def test_claims_without_evidence_get_their_line_too() -> None:
+    """A claim with no evidence gets its verdict from the evidence step, not the verdict gate: it is still shown."""
+    world, text = world_with_a_claim_nobody_has_evidence_for()
+    screen = io.StringIO()
+    report = asyncio.run(streamed(text, Console(file=screen, width=200), {"model": world.model(),
+                                                                          "backend": world.backend()}))
+    assert [v.label for v in report.verdicts] == ["supported", "unverifiable"]
+    assert sorted(screen.getvalue().splitlines()) == [f'supported: {FOUND} — "{NOTE}"', f"unverifiable: {NOWHERE}"]
+
+
+def test_the_live_table_counts_claims_without_evidence() -> None:
+    world, text = world_with_a_claim_nobody_has_evidence_for()
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=120)
+    asyncio.run(streamed(text, console, {"model": world.model(), "backend": world.backend()}))
+    assert "2/2 claims judged" in screen.getvalue()

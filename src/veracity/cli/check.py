@@ -8,12 +8,15 @@ import time
 import uuid
 from contextlib import nullcontext
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
+from rich.status import Status
 
 from veracity.context import DEFAULT_MODEL, Context
 from veracity.contracts import Report
+from veracity.progress import ProgressEvent
 from veracity.errors import ConfigurationError, InputError
 from veracity.runtime.modes import resolve_mode
 
@@ -59,28 +62,32 @@ def read_text(text: str | None) -> str:
 
 
 class Progress:
-    """Turns graph updates into a short status line on stderr."""
+    """Turns progress events into a short status line on stderr."""
 
-    def __init__(self, status) -> None:
+    def __init__(self, status: Status | None) -> None:
         self.status = status
         self.claims = 0
-        self.judged = 0
+        self.judged: set[str] = set()
 
-    def __call__(self, node: str, update: dict) -> None:
-        if node == "extraction_gate" and update.get("claims"):
-            self.claims = len(update["claims"])
-        elif node == "verdict_gate" or (node == "gather_evidence" and "verdicts" in update):
-            self.judged += len(update.get("verdicts", {}))
-        elif node == "revise":
-            self.judged = 0
-        label = {"extract_claims": "extracting claims", "revise": "revising failing claims"}.get(node)
-        if label is None and self.claims:
-            label = f"checking claims: {self.judged}/{self.claims} judged"
-        if label and self.status is not None:
+    def __call__(self, event: ProgressEvent) -> None:
+        """Take one event and update the status line."""
+        if event.kind == "extracting":
+            label = "extracting claims"
+        elif event.kind == "claims":
+            self.claims = len(event.claims)
+            label = f"checking claims: 0/{self.claims} judged"
+        elif event.kind == "revising":
+            self.judged -= {claim.id for claim in event.claims}
+            label = "revising failing claims"
+        else:
+            if event.claim is not None:
+                self.judged.add(event.claim.id)
+            label = f"checking claims: {len(self.judged)}/{self.claims} judged"
+        if self.status is not None:
             self.status.update(f"[bold]veracity[/]: {label}…")
 
 
-async def streamed(body: str, console: Console, settings: dict):
+async def streamed(body: str, console: Console, settings: dict[str, Any]) -> Report:
     """Run the check with verdicts shown as they arrive: a live table on a terminal, else lines."""
     from rich.live import Live
 
@@ -90,11 +97,15 @@ async def streamed(body: str, console: Console, settings: dict):
     if not console.is_terminal:
         view = LiveVerdicts(on_verdict=lambda claim, verdict: console.print(verdict_line(claim, verdict),
                                                                             markup=False, highlight=False))
-        return await acheck(body, on_update=view, **settings)
+        return await acheck(body, on_progress=view, **settings)
     view = LiveVerdicts()
     with Live(view.table(), console=console, transient=True, refresh_per_second=8) as live:
-        return await acheck(body, on_update=lambda node, update: view(node, update) and live.update(view.table()),
-                            **settings)
+
+        def redraw(event: ProgressEvent) -> None:
+            if view(event):
+                live.update(view.table())
+
+        return await acheck(body, on_progress=redraw, **settings)
 
 
 @click.command(epilog=EXIT_CODES_HELP)
@@ -175,7 +186,7 @@ def check_command(text, model, search, source_file, kb_path, max_revisions, max_
             report = asyncio.run(streamed(body, Console(stderr=as_json), settings))
         else:
             with err.status("[bold]veracity[/]: starting…") if err.is_terminal else nullcontext() as status:
-                report = asyncio.run(acheck(body, on_update=Progress(status), **settings))
+                report = asyncio.run(acheck(body, on_progress=Progress(status), **settings))
     except InputError as exc:
         err.print(f"[bold red]error:[/] {exc}", highlight=False)
         sys.exit(EXIT_USAGE)

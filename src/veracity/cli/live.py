@@ -1,6 +1,6 @@
 """Verdicts as they arrive: the state behind `veracity check --stream`.
 
-`LiveVerdicts` is an `on_update` callback for `veracity.acheck`. It keeps the claims and
+`LiveVerdicts` is an `on_progress` callback for `veracity.acheck`. It keeps the claims and
 each verdict so far (a revise round replaces a claim's verdict), and renders them as a table
 for a live terminal view, or as one line per verdict when the output is not a terminal.
 """
@@ -14,6 +14,7 @@ from rich.text import Text
 
 from veracity.contracts import Claim, Verdict
 from veracity.cli.tables import LABEL_STYLES, decisive_quote
+from veracity.progress import ProgressEvent
 
 
 class LiveVerdicts:
@@ -25,17 +26,15 @@ class LiveVerdicts:
         self.verdicts: dict[str, Verdict] = {}
         self.on_verdict = on_verdict
 
-    def __call__(self, node: str, update: dict) -> bool:
-        """Take one graph update; True when the table changed."""
-        if node == "extraction_gate" and update.get("claims"):
-            self.claims = list(update["claims"])
+    def __call__(self, event: ProgressEvent) -> bool:
+        """Take one progress event; True when the table changed."""
+        if event.kind == "claims":
+            self.claims = list(event.claims)
             return True
-        if node == "verdict_gate" and update.get("verdicts"):
-            by_id = {claim.id: claim for claim in self.claims}
-            for claim_id, verdict in update["verdicts"].items():
-                self.verdicts[claim_id] = verdict
-                if self.on_verdict is not None and claim_id in by_id:
-                    self.on_verdict(by_id[claim_id], verdict)
+        if event.kind == "verdict" and event.claim is not None and event.verdict is not None:
+            self.verdicts[event.claim.id] = event.verdict
+            if self.on_verdict is not None:
+                self.on_verdict(event.claim, event.verdict)
             return True
         return False
 

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from veracity.citations import quote_problem
 from veracity.context import Context
 from veracity.contracts import Evaluation, EvaluationIssue, TraceRecord
+from veracity.nodes.names import CHECK_CLAIM, EVALUATE_REPORT, FINALIZE_REPORT, REVISE, AfterEvaluation
 from veracity.nodes.timing import Stopwatch
-from veracity.state import FactCheckState, is_source_mode
+from veracity.progress import ProgressEvent, emit
+from veracity.state import ClaimInput, FactCheckState
 
 
 def evaluate(state: FactCheckState) -> Evaluation:
@@ -57,7 +57,7 @@ def evaluate(state: FactCheckState) -> Evaluation:
                     message=f"{claim_id} is {verdict.label} without a verified citation: {problem or 'not verified'}",
                 ))
 
-    if is_source_mode(state):
+    if state.get("source_mode"):
         for claim_id, claim in claims.items():
             verdict = verdicts.get(claim_id)
             if verdict is not None and verdict.label != "supported" and claim_id not in tool_failures:
@@ -76,12 +76,12 @@ def evaluate(state: FactCheckState) -> Evaluation:
     return Evaluation(passed=not issues, issues=issues)
 
 
-def evaluate_report(state: FactCheckState) -> dict:
+def evaluate_report(state: FactCheckState) -> FactCheckState:
     """Evaluate the report so far and record the outcome in the trace."""
     watch = Stopwatch()
     evaluation = evaluate(state)
     record = TraceRecord(
-        step="evaluate_report", attempt=state.get("revision", 0) + 1,
+        step=EVALUATE_REPORT, attempt=state.get("revision", 0) + 1,
         outcome="ok" if evaluation.passed else "failed",
         reason="; ".join(issue.message for issue in evaluation.issues) or None, seconds=watch.seconds,
     )
@@ -97,23 +97,25 @@ def revisable_claims(state: FactCheckState) -> dict[str, list[str]]:
     return found
 
 
-def route_after_evaluation(state: FactCheckState, runtime: Runtime[Context]) -> Literal["revise", "finalize_report"]:
+def route_after_evaluation(state: FactCheckState, runtime: Runtime[Context]) -> AfterEvaluation:
     """Revise while evaluation fails on fixable claims and the revision cap allows it."""
     if state["evaluation"].passed or not revisable_claims(state):
-        return "finalize_report"
+        return FINALIZE_REPORT
     if state.get("revision", 0) >= runtime.context.max_revisions:
-        return "finalize_report"
-    return "revise"
+        return FINALIZE_REPORT
+    return REVISE
 
 
-def revise(state: FactCheckState, runtime: Runtime[Context]) -> dict:
+def revise(state: FactCheckState, runtime: Runtime[Context]) -> FactCheckState:
     """Start a revise round: count it and write the feedback each failing claim gets."""
     revision = state.get("revision", 0) + 1
     feedback = {
         claim_id: runtime.context.revise_feedback.format(issues="\n".join(f"- {m}" for m in messages))
         for claim_id, messages in revisable_claims(state).items()
     }
-    record = TraceRecord(step="revise", attempt=revision, outcome="ok", reason=f"re-judging {', '.join(feedback)}")
+    record = TraceRecord(step=REVISE, attempt=revision, outcome="ok", reason=f"re-judging {', '.join(feedback)}")
+    claims = [claim for claim in state.get("claims", []) if claim.id in feedback]
+    emit(ProgressEvent(kind="revising", claims=claims, revision=revision))
     return {"revision": revision, "revise_feedback": feedback, "trace": [record]}
 
 
@@ -121,14 +123,15 @@ def send_revisions(state: FactCheckState) -> list[Send]:
     """Send only the failing claims back through `check_claim`, with their evidence and feedback."""
     claims = {claim.id: claim for claim in state.get("claims", [])}
     evidence = state.get("evidence", {})
-    return [
-        Send("check_claim", {
+    branches: list[ClaimInput] = [
+        {
             "claim": claims[claim_id],
             "revision": state["revision"],
             "prior_evidence": evidence.get(claim_id) or None,
             "feedback": feedback,
-            "source_mode": is_source_mode(state),
-        })
+            "source_mode": state.get("source_mode", False),
+        }
         for claim_id, feedback in state.get("revise_feedback", {}).items()
         if claim_id in claims
     ]
+    return [Send(CHECK_CLAIM, branch) for branch in branches]

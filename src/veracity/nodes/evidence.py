@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
-
 from langgraph.graph import END
 from langgraph.runtime import Runtime
 from tenacity import (
@@ -18,9 +16,11 @@ from veracity.context import Context
 from veracity.contracts import Evidence, SearchHit, ToolFailure, TraceRecord, Verdict
 from veracity.errors import ConfigurationError, ToolError
 from veracity.evidence.base import EvidenceBackend
+from veracity.nodes.names import GATHER_EVIDENCE, JUDGE_CLAIM, AfterEvidence, ClaimStart
 from veracity.nodes.timing import Stopwatch
+from veracity.progress import ProgressEvent, emit
 from veracity.runtime.resources import Resources
-from veracity.state import ClaimState
+from veracity.state import ClaimState, ClaimUpdate
 
 NO_EVIDENCE_REASON = "no evidence was found for this claim"
 
@@ -50,7 +50,12 @@ def _evidence(claim_id: str, backend: str, hits: list[SearchHit]) -> list[Eviden
     ]
 
 
-def _failure_update(state: ClaimState, backend: str, error: ToolError, trace: list[TraceRecord]) -> dict:
+def _unjudged(state: ClaimState, verdict: Verdict) -> None:
+    """Tell listeners that the claim got its verdict here, with nothing for the judge to read."""
+    emit(ProgressEvent(kind="verdict", claim=state["claim"], verdict=verdict, revision=state.get("revision", 0)))
+
+
+def _failure_update(state: ClaimState, backend: str, error: ToolError, trace: list[TraceRecord]) -> ClaimUpdate:
     claim = state["claim"]
     attempts = max(1, len(trace))
     failure = ToolFailure(
@@ -61,6 +66,7 @@ def _failure_update(state: ClaimState, backend: str, error: ToolError, trace: li
         claim_id=claim.id, label="unverifiable", reason=f"evidence search failed: {error}",
         attempts=0, revision=state.get("revision", 0),
     )
+    _unjudged(state, verdict)
     return {
         "claim_evidence": [],
         "evidence": {claim.id: []},
@@ -71,7 +77,7 @@ def _failure_update(state: ClaimState, backend: str, error: ToolError, trace: li
     }
 
 
-async def gather_evidence(state: ClaimState, runtime: Runtime[Context], *, resources: Resources) -> dict:
+async def gather_evidence(state: ClaimState, runtime: Runtime[Context], *, resources: Resources) -> ClaimUpdate:
     """Search for evidence; after the last failed attempt, record a `ToolFailure` for the claim."""
     context = runtime.context
     claim = state["claim"]
@@ -96,43 +102,43 @@ async def gather_evidence(state: ClaimState, runtime: Runtime[Context], *, resou
                     except ToolError as exc:
                         last = not exc.transient or number >= context.search_attempts
                         trace.append(TraceRecord(
-                            step="gather_evidence", claim_id=claim.id, attempt=number,
+                            step=GATHER_EVIDENCE, claim_id=claim.id, attempt=number,
                             outcome="failed" if last else "retry", reason=f"{exc.kind}: {exc}", seconds=watch.seconds,
                         ))
                         raise
                     trace.append(TraceRecord(
-                        step="gather_evidence", claim_id=claim.id, attempt=number, outcome="ok",
+                        step=GATHER_EVIDENCE, claim_id=claim.id, attempt=number, outcome="ok",
                         reason=f"{len(hits)} item(s)", seconds=watch.seconds,
                     ))
     except ConfigurationError as exc:
-        trace.append(TraceRecord(step="gather_evidence", claim_id=claim.id, outcome="failed", reason=str(exc)))
+        trace.append(TraceRecord(step=GATHER_EVIDENCE, claim_id=claim.id, outcome="failed", reason=str(exc)))
         return _failure_update(state, context.search, ToolError("auth", str(exc), transient=False), trace)
     except ToolError as exc:  # the last attempt's error (tenacity re-raises it)
         return _failure_update(state, backend_name, exc, trace)
 
     evidence = _evidence(claim.id, backend_name, hits)
-    update: dict = {
+    update: ClaimUpdate = {
         "claim_evidence": evidence,
         "evidence": {claim.id: evidence},
         "tool_failures": {claim.id: None},
         "trace": trace,
     }
     if not evidence:
-        update["verdicts"] = {
-            claim.id: Verdict(
-                claim_id=claim.id, label="unverifiable", reason=NO_EVIDENCE_REASON, attempts=0,
-                revision=state.get("revision", 0),
-            )
-        }
+        verdict = Verdict(
+            claim_id=claim.id, label="unverifiable", reason=NO_EVIDENCE_REASON, attempts=0,
+            revision=state.get("revision", 0),
+        )
+        _unjudged(state, verdict)
+        update["verdicts"] = {claim.id: verdict}
         update["judge_failures"] = {claim.id: None}
     return update
 
 
-def route_after_evidence(state: ClaimState) -> Literal["judge_claim", "__end__"]:
+def route_after_evidence(state: ClaimState) -> AfterEvidence:
     """Judge only when there is evidence to judge against."""
-    return "judge_claim" if state.get("claim_evidence") else END
+    return JUDGE_CLAIM if state.get("claim_evidence") else END
 
 
-def route_claim_start(state: ClaimState) -> Literal["gather_evidence", "judge_claim"]:
+def route_claim_start(state: ClaimState) -> ClaimStart:
     """A revise round brings its evidence along and goes straight to the judge."""
-    return "judge_claim" if state.get("prior_evidence") else "gather_evidence"
+    return JUDGE_CLAIM if state.get("prior_evidence") else GATHER_EVIDENCE

@@ -1,12 +1,18 @@
-"""extract_claims: get atomic claims from the extractor (validation happens in the gate)."""
+"""extract_claims: get atomic claims from the chat model or the offline splitter (the gate validates them)."""
 
 from __future__ import annotations
 
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from veracity.context import Context
-from veracity.contracts import GateFailure, TraceRecord
+from veracity.contracts import ExtractionOutput, GateFailure, TraceRecord
+from veracity.nodes.names import EXTRACT_CLAIMS
 from veracity.nodes.timing import Stopwatch
+from veracity.progress import ProgressEvent, emit
+from veracity.prompts.feedback import gate_feedback
+from veracity.prompts.source import SOURCE_EXTRACT_ADDENDUM
+from veracity.runtime.models import ModelReply, ask_structured
 from veracity.runtime.resources import Resources
 from veracity.state import FactCheckState
 
@@ -25,33 +31,53 @@ def input_problem(text: object, max_chars: int) -> str | None:
     return None
 
 
-async def extract_claims(
-    state: FactCheckState, runtime: Runtime[Context], *, resources: Resources
-) -> dict:
+def extraction_messages(text: str, context: Context, errors: list[str], *, source_mode: bool = False) -> list[BaseMessage]:
+    """The extraction prompt (`context.extraction_prompt`), with the last gate error stitched in on a retry."""
+    system = context.extraction_prompt + (SOURCE_EXTRACT_ADDENDUM if source_mode else "")
+    return [
+        SystemMessage(system),
+        HumanMessage(f"Text to split into claims:\n\n{text}"),
+        *gate_feedback(errors, context.max_extraction_attempts),
+    ]
+
+
+async def _extract(text: str, context: Context, resources: Resources, errors: list[str], *, offline: bool,
+                   source_mode: bool) -> ModelReply:
+    if offline:
+        from veracity.offline.extractor import extract_claims_offline
+
+        return ModelReply(payload=extract_claims_offline(text, source_mode=source_mode), tokens_in=0, tokens_out=0)
+    messages = extraction_messages(text, context, errors, source_mode=source_mode)
+    return await ask_structured(resources.chat_model(context), messages, ExtractionOutput,
+                                run_name="extract_claims.model")
+
+
+async def extract_claims(state: FactCheckState, runtime: Runtime[Context], *, resources: Resources) -> FactCheckState:
     """Run the extractor once; its raw payload goes to `extraction_gate`."""
     context = runtime.context
     attempt = state.get("extraction_attempt", 0) + 1
     watch = Stopwatch()
     mode = resources.mode(context)
-    base = {"extraction_attempt": attempt, "mode": mode.label}
+    base: FactCheckState = {"extraction_attempt": attempt, "mode": mode.label, "source_mode": mode.source}
     problem = input_problem(state.get("text"), context.max_text_chars)
     if problem:
         failure = GateFailure(step="input", attempts=1, errors=[problem], message=f"input rejected: {problem}")
-        record = TraceRecord(step="extract_claims", outcome="skipped", reason=problem, seconds=watch.seconds)
+        record = TraceRecord(step=EXTRACT_CLAIMS, outcome="skipped", reason=problem, seconds=watch.seconds)
         return {**base, "input_failure": failure, "trace": [record]}
 
+    emit(ProgressEvent(kind="extracting", attempt=attempt))
     try:
-        extractor = resources.extractor(context)
-        reply = await extractor.extract(state["text"], context, state.get("extraction_errors", []))
+        reply = await _extract(state["text"], context, resources, state.get("extraction_errors", []),
+                               offline=mode.offline, source_mode=mode.source)
     except Exception as exc:  # a failed call is one failed attempt, judged by the gate
         record = TraceRecord(
-            step="extract_claims", attempt=attempt, outcome="failed", reason=f"model call failed: {exc}",
+            step=EXTRACT_CLAIMS, attempt=attempt, outcome="failed", reason=f"model call failed: {exc}",
             seconds=watch.seconds,
         )
         return {**base, "extraction_payload": None, "extraction_call_error": f"the model call failed: {exc}",
                 "trace": [record]}
     record = TraceRecord(
-        step="extract_claims", attempt=attempt, outcome="ok", tokens_in=reply.tokens_in,
+        step=EXTRACT_CLAIMS, attempt=attempt, outcome="ok", tokens_in=reply.tokens_in,
         tokens_out=reply.tokens_out, seconds=watch.seconds,
     )
     return {**base, "extraction_payload": reply.payload, "extraction_call_error": None, "trace": [record]}

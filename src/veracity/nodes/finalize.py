@@ -1,8 +1,9 @@
-"""Assemble the final `Report` from graph state."""
+"""finalize_report: score support with local embeddings and assemble the final `Report` from graph state."""
 
 from __future__ import annotations
 
 from veracity.contracts import Evaluation, Report, Summary, TraceRecord
+from veracity.nodes.names import FINALIZE_REPORT
 from veracity.nodes.timing import Stopwatch
 from veracity.scores import reliability, support_scores
 from veracity.state import FactCheckState
@@ -56,7 +57,7 @@ def build_report(state: FactCheckState, scores: dict[str, float | None] | None =
     )
 
 
-def finalize_report(state: FactCheckState) -> dict:
+def finalize_report(state: FactCheckState) -> FactCheckState:
     """Graph node: score support with local embeddings and write the assembled report."""
     from veracity.offline.embedder import default_embedder
 
@@ -64,10 +65,10 @@ def finalize_report(state: FactCheckState) -> dict:
     claims = state.get("claims", [])
     try:
         scores = support_scores(claims, state.get("evidence", {}), default_embedder()) if claims else {}
-        record = TraceRecord(step="finalize_report", outcome="ok", reason="reliability scored", seconds=watch.seconds)
+        record = TraceRecord(step=FINALIZE_REPORT, outcome="ok", reason="reliability scored", seconds=watch.seconds)
     except Exception as exc:  # scores are a heuristic: their failure must not lose the report
         scores = {}
-        record = TraceRecord(step="finalize_report", outcome="failed", reason=f"scoring failed: {exc}",
+        record = TraceRecord(step=FINALIZE_REPORT, outcome="failed", reason=f"scoring failed: {exc}",
                              seconds=watch.seconds)
-    final_state = {**state, "trace": [*state.get("trace", []), record]}
+    final_state: FactCheckState = {**state, "trace": [*state.get("trace", []), record]}
     return {"report": build_report(final_state, scores), "trace": [record]}

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
-
 from langgraph.graph import END
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
@@ -20,9 +18,20 @@ from veracity.contracts import (
     TraceRecord,
     Verdict,
 )
+from veracity.nodes.names import (
+    CHECK_CLAIM,
+    EVALUATE_REPORT,
+    EXTRACT_CLAIMS,
+    EXTRACTION_GATE,
+    JUDGE_CLAIM,
+    VERDICT_GATE,
+    AfterExtraction,
+    AfterVerdict,
+)
 from veracity.nodes.payload import validate_payload
 from veracity.nodes.timing import Stopwatch
-from veracity.state import ClaimState, FactCheckState, evidence_for, is_source_mode
+from veracity.progress import ProgressEvent, emit
+from veracity.state import ClaimInput, ClaimState, ClaimUpdate, FactCheckState, evidence_for
 
 NO_CLAIMS_MESSAGE = "No checkable factual claims found (questions, greetings and opinions are not checked)."
 
@@ -64,12 +73,12 @@ def claims_from_output(output: ExtractionOutput, text: str) -> tuple[list[Claim]
 
 def extraction_gate(
     state: FactCheckState, runtime: Runtime[Context]
-) -> Command[Literal["extract_claims", "check_claim", "evaluate_report"]]:
+) -> Command[AfterExtraction]:
     """Validate the extraction; fan out one `check_claim` per claim, retry, or give up cleanly."""
     watch = Stopwatch()
     attempt = state.get("extraction_attempt", 1)
     if state.get("input_failure"):
-        return Command(goto="evaluate_report", update={"claims": []})
+        return Command(goto=EVALUATE_REPORT, update={"claims": []})
 
     error = state.get("extraction_call_error")
     claims: list[Claim] = []
@@ -80,28 +89,29 @@ def extraction_gate(
 
     if error is None:
         record = TraceRecord(
-            step="extraction_gate", attempt=attempt, outcome="ok",
+            step=EXTRACTION_GATE, attempt=attempt, outcome="ok",
             reason=f"{len(claims)} claim(s)", seconds=watch.seconds,
         )
-        update = {"claims": claims, "revision": 0, "trace": [record]}
+        update: FactCheckState = {"claims": claims, "revision": 0, "trace": [record]}
         if not claims:
-            return Command(goto="evaluate_report", update={**update, "message": NO_CLAIMS_MESSAGE})
-        source_mode = is_source_mode(state)
-        sends = [Send("check_claim", {"claim": claim, "revision": 0, "source_mode": source_mode}) for claim in claims]
-        return Command(goto=sends, update=update)
+            return Command(goto=EVALUATE_REPORT, update={**update, "message": NO_CLAIMS_MESSAGE})
+        emit(ProgressEvent(kind="claims", claims=claims))
+        source_mode = state.get("source_mode", False)
+        branches: list[ClaimInput] = [{"claim": claim, "revision": 0, "source_mode": source_mode} for claim in claims]
+        return Command(goto=[Send(CHECK_CLAIM, branch) for branch in branches], update=update)
 
     errors = [*state.get("extraction_errors", []), error]
     if attempt < runtime.context.max_extraction_attempts:
-        record = TraceRecord(step="extraction_gate", attempt=attempt, outcome="retry", reason=error, seconds=watch.seconds)
-        return Command(goto="extract_claims", update={"extraction_errors": errors, "trace": [record]})
+        record = TraceRecord(step=EXTRACTION_GATE, attempt=attempt, outcome="retry", reason=error, seconds=watch.seconds)
+        return Command(goto=EXTRACT_CLAIMS, update={"extraction_errors": errors, "trace": [record]})
 
     failure = GateFailure(
         step="extract", attempts=attempt, errors=errors,
         message=f"claim extraction failed validation {attempt} time(s); last error: {error}",
     )
-    record = TraceRecord(step="extraction_gate", attempt=attempt, outcome="failed", reason=error, seconds=watch.seconds)
+    record = TraceRecord(step=EXTRACTION_GATE, attempt=attempt, outcome="failed", reason=error, seconds=watch.seconds)
     return Command(
-        goto="evaluate_report",
+        goto=EVALUATE_REPORT,
         update={"claims": [], "extraction_errors": errors, "extraction_failure": failure, "trace": [record]},
     )
 
@@ -145,7 +155,14 @@ def _verdict(state: ClaimState, output: JudgeOutput, *, verified: bool) -> Verdi
     )
 
 
-def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> Command[Literal["judge_claim", "__end__"]]:
+def emit_verdict(state: ClaimState, verdict: Verdict, evidence: list[Evidence]) -> None:
+    """Tell listeners that this branch's claim has a verdict (with the evidence item it cites, if any)."""
+    cited = next((item for item in evidence if item.id == verdict.evidence_id), None)
+    emit(ProgressEvent(kind="verdict", claim=state["claim"], verdict=verdict, evidence=cited,
+                       revision=state.get("revision", 0)))
+
+
+def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> Command[AfterVerdict]:
     """Check the judge's schema and citation; accept, send back with the reason, or downgrade."""
     watch = Stopwatch()
     claim_id = state["claim"].id
@@ -168,9 +185,10 @@ def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> Command[Litera
 
     if verdict is not None:
         record = TraceRecord(
-            step="verdict_gate", claim_id=claim_id, attempt=attempt, outcome="ok",
+            step=VERDICT_GATE, claim_id=claim_id, attempt=attempt, outcome="ok",
             reason=verdict.label, seconds=watch.seconds,
         )
+        emit_verdict(state, verdict, evidence)
         return Command(
             goto=END,
             update={"verdicts": {claim_id: verdict}, "judge_failures": {claim_id: None}, "trace": [record]},
@@ -179,10 +197,10 @@ def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> Command[Litera
     errors = [*state.get("judge_errors", []), error]
     if attempt < runtime.context.max_judge_attempts:
         record = TraceRecord(
-            step="verdict_gate", claim_id=claim_id, attempt=attempt, outcome="retry", reason=error,
+            step=VERDICT_GATE, claim_id=claim_id, attempt=attempt, outcome="retry", reason=error,
             seconds=watch.seconds,
         )
-        return Command(goto="judge_claim", update={"judge_errors": errors, "trace": [record]})
+        return Command(goto=JUDGE_CLAIM, update={"judge_errors": errors, "trace": [record]})
 
     reason = f"{headline}: {error}"
     if state.get("source_mode"):
@@ -196,9 +214,10 @@ def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> Command[Litera
         message=f"{headline} after {attempt} attempt(s); verdict downgraded to unverifiable",
     )
     record = TraceRecord(
-        step="verdict_gate", claim_id=claim_id, attempt=attempt, outcome="downgraded", reason=error,
+        step=VERDICT_GATE, claim_id=claim_id, attempt=attempt, outcome="downgraded", reason=error,
         seconds=watch.seconds,
     )
+    emit_verdict(state, downgraded, evidence)
     return Command(
         goto=END,
         update={"verdicts": {claim_id: downgraded}, "judge_failures": {claim_id: failure}, "trace": [record]},

@@ -1,31 +1,70 @@
-"""judge_claim: get a ruling on one claim from its evidence (validation happens in the gate)."""
+"""judge_claim: rule on one claim from its evidence, by the chat model or the offline judge (the gate checks it)."""
 
 from __future__ import annotations
 
+import asyncio
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from veracity.context import Context
-from veracity.contracts import TraceRecord
+from veracity.contracts import Claim, Evidence, JudgeOutput, TraceRecord
+from veracity.nodes.names import JUDGE_CLAIM
 from veracity.nodes.timing import Stopwatch
+from veracity.prompts.feedback import gate_feedback
+from veracity.prompts.source import SOURCE_JUDGE_ADDENDUM
+from veracity.runtime.models import ModelReply, ask_structured
 from veracity.runtime.resources import Resources
-from veracity.state import ClaimState, evidence_for
+from veracity.state import ClaimState, ClaimUpdate, evidence_for
 
 
-async def judge_claim(state: ClaimState, runtime: Runtime[Context], *, resources: Resources) -> dict:
+def format_evidence(evidence: list[Evidence]) -> str:
+    """Render evidence items as a list the judge can cite by id."""
+    blocks = []
+    for item in evidence:
+        header = f"[{item.id}] {item.title}".rstrip()
+        if item.url:
+            header += f" ({item.url})"
+        blocks.append(f"{header}\n{item.text.strip()}")
+    return "\n\n".join(blocks)
+
+
+def judge_messages(
+    claim: Claim, evidence: list[Evidence], context: Context, *, feedback: str | None, errors: list[str],
+    source_mode: bool = False,
+) -> list[BaseMessage]:
+    """The judge prompt (`context.judge_prompt`): claim, evidence, revise feedback, and the last gate error."""
+    system = context.judge_prompt + (SOURCE_JUDGE_ADDENDUM if source_mode else "")
+    messages: list[BaseMessage] = [
+        SystemMessage(system), HumanMessage(f"Claim: {claim.text}\n\nEvidence:\n\n{format_evidence(evidence)}"),
+    ]
+    if feedback:
+        messages.append(HumanMessage(feedback))
+    return messages + gate_feedback(errors, context.max_judge_attempts)
+
+
+async def _judge(state: ClaimState, evidence: list[Evidence], context: Context, resources: Resources) -> ModelReply:
+    claim, feedback = state["claim"], state.get("feedback")
+    if resources.mode(context).offline:
+        judge = resources.offline_judge()
+        payload = await asyncio.to_thread(judge.judge, claim.text, evidence, feedback=feedback)
+        return ModelReply(payload=payload, tokens_in=0, tokens_out=0)
+    messages = judge_messages(claim, evidence, context, feedback=feedback, errors=state.get("judge_errors", []),
+                              source_mode=state.get("source_mode", False))
+    return await ask_structured(resources.chat_model(context), messages, JudgeOutput, run_name="judge_claim.model")
+
+
+async def judge_claim(state: ClaimState, runtime: Runtime[Context], *, resources: Resources) -> ClaimUpdate:
     """Run the judge once for this claim; its raw payload goes to `verdict_gate`."""
-    context = runtime.context
     claim = state["claim"]
     attempt = state.get("judge_attempt", 0) + 1
     watch = Stopwatch()
     evidence = evidence_for(state)
     try:
-        judge = resources.judge(context)
-        reply = await judge.judge(
-            claim, evidence, context, feedback=state.get("feedback"), errors=state.get("judge_errors", [])
-        )
+        reply = await _judge(state, evidence, runtime.context, resources)
     except Exception as exc:  # a failed call is one failed attempt, judged by the gate
         record = TraceRecord(
-            step="judge_claim", claim_id=claim.id, attempt=attempt, outcome="failed",
+            step=JUDGE_CLAIM, claim_id=claim.id, attempt=attempt, outcome="failed",
             reason=f"model call failed: {exc}", seconds=watch.seconds,
         )
         return {
@@ -33,7 +72,7 @@ async def judge_claim(state: ClaimState, runtime: Runtime[Context], *, resources
             "judge_attempt": attempt, "trace": [record],
         }
     record = TraceRecord(
-        step="judge_claim", claim_id=claim.id, attempt=attempt, outcome="ok",
+        step=JUDGE_CLAIM, claim_id=claim.id, attempt=attempt, outcome="ok",
         tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, seconds=watch.seconds,
     )
     return {

@@ -1,11 +1,13 @@
-"""The extractor, judge and evidence backend a graph uses, resolved from settings or bound objects."""
+"""The chat model, offline judge and evidence backend a graph uses, resolved from settings or bound objects."""
 
 from __future__ import annotations
 
 import functools
+import os
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import AsyncIterator
+from typing import TYPE_CHECKING
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
@@ -16,14 +18,9 @@ from veracity.evidence.base import EvidenceBackend
 from veracity.evidence.retriever import RetrieverBackend
 from veracity.runtime.models import init_model
 from veracity.runtime.modes import Mode, resolve_mode
-from veracity.runtime.steps import (
-    ClaimExtractor,
-    ClaimJudge,
-    LLMExtractor,
-    LLMJudge,
-    OfflineExtractor,
-    OfflineJudgeStep,
-)
+
+if TYPE_CHECKING:
+    from veracity.offline.entailment_judge import EntailmentJudge
 
 
 def _knowledge_base(path: str | None) -> EvidenceBackend:
@@ -42,9 +39,17 @@ def _open_knowledge_base(path: str, *, default: bool) -> EvidenceBackend:
     return KnowledgeBaseBackend(None if default else Path(path))
 
 
-@functools.lru_cache(maxsize=1)
-def _offline_judge() -> OfflineJudgeStep:
-    return OfflineJudgeStep()
+@functools.cache
+def _offline_judge() -> EntailmentJudge:
+    from veracity.offline.entailment_judge import EntailmentJudge
+
+    return EntailmentJudge()
+
+
+def _provider_settings() -> tuple[tuple[str, str], ...]:
+    """The environment a chat model reads when it is created: API keys and endpoints."""
+    return tuple(sorted((name, value) for name, value in os.environ.items()
+                        if name.endswith(("_API_KEY", "_BASE_URL", "_API_BASE"))))
 
 
 class Resources:
@@ -64,35 +69,29 @@ class Resources:
             )
         self._bound_model = model
         self._bound_backend = backend
-        self._models: dict[tuple[str, float], BaseChatModel] = {}
+        self._models: dict[tuple[object, ...], BaseChatModel] = {}
 
     def mode(self, context: Context) -> Mode:
         """The model and evidence this run uses."""
         return resolve_mode(context, bound_model=self._bound_model, bound_backend=self._bound_backend)
 
     def chat_model(self, context: Context) -> BaseChatModel:
-        """The chat model: the bound object, else one created from the resolved model name (cached)."""
+        """The chat model: the bound object, else one created from the resolved model name.
+
+        A created model is reused while its name, temperature and the provider settings in the
+        environment (API keys, endpoints) stay the same.
+        """
         if isinstance(self._bound_model, BaseChatModel):
             return self._bound_model
         spec = self.mode(context).model
-        key = (spec, context.temperature)
+        key = (spec, context.temperature, _provider_settings())
         if key not in self._models:
             self._models[key] = init_model(spec, temperature=context.temperature)
         return self._models[key]
 
-    def extractor(self, context: Context) -> ClaimExtractor:
-        """The claim extractor for this run: the chat model, or the offline splitter."""
-        mode = self.mode(context)
-        if mode.offline:
-            return OfflineExtractor(source_mode=mode.source)
-        return LLMExtractor(self.chat_model(context), source_mode=mode.source)
-
-    def judge(self, context: Context) -> ClaimJudge:
-        """The judge for this run: the chat model, or the offline judge."""
-        mode = self.mode(context)
-        if mode.offline:
-            return _offline_judge()
-        return LLMJudge(self.chat_model(context), source_mode=mode.source)
+    def offline_judge(self) -> EntailmentJudge:
+        """The offline judge (the bundled entailment model), loaded once per process."""
+        return _offline_judge()
 
     @asynccontextmanager
     async def evidence_backend(self, context: Context) -> AsyncIterator[EvidenceBackend]:

@@ -5,8 +5,9 @@ Routes (all JSON; errors are ``{"error": ..., "status": ...}``):
 * ``POST /factcheck/invoke``  ``{"input": {"text": ..., "source_text"?: ..., "search"?: ...}}``
   -> ``{"output": <report>, "metadata": {"run_id": ...}}``
 * ``POST /factcheck/batch``   ``{"inputs": [<input>, ...]}`` -> ``{"output": [<report>, ...], "metadata": ...}``
-* ``POST /factcheck/stream``  server-sent events: ``metadata``, one ``data`` per finished graph
-  step (per-claim steps included, as they finish), ``end``
+* ``POST /factcheck/stream``  server-sent events: ``metadata``, a ``progress`` event per
+  `veracity.ProgressEvent` (claims found, each claim's verdict as it is reached, revise rounds),
+  a ``data`` event with the report, ``end``
 * ``GET /factcheck/input_schema``, ``GET /factcheck/output_schema``: JSON schemas
 * ``POST /analyze`` ``{"query": ..., "answer"?: ..., "source_text"?: ...}``: answers the query with
   the configured chat model (or takes the given answer) and audits it
@@ -23,29 +24,29 @@ import asyncio
 import json
 import os
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from importlib.resources import files as package_files
 from importlib.metadata import version
 from typing import Any, Literal
 
 from fastapi import Depends, FastAPI, Request
-from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
-from veracity.api import acheck
-from veracity.context import Context
+from veracity.checker import Checker
 from veracity.contracts import Report
 from veracity.errors import ConfigurationError, InputError
-from veracity.runtime.resources import Resources
+from veracity.progress import ProgressEvent
 from veracity.server.limits import BodyLimit, error_response, key_matches, parse_rate, presented_key
 
 DEFAULT_MAX_BODY_BYTES = 1_000_000
 DEFAULT_RATE = "60/minute"
+DEFAULT_BATCH_CONCURRENCY = 4
+"""Checks of one batch request that run at the same time, at most (``VERACITY_BATCH_CONCURRENCY``)."""
 
 
 class FactcheckInput(BaseModel):
@@ -89,7 +90,8 @@ class AnalyzeRequest(BaseModel):
 
 def create_app(
     *, model: BaseChatModel | str | None = None, api_key: str | None = None, rate_limit: str | None = None,
-    max_body_bytes: int | None = None, checkpoint: str | Path | None = None, **settings: Any,
+    max_body_bytes: int | None = None, checkpoint: str | Path | None = None, batch_concurrency: int | None = None,
+    **settings: Any,
 ) -> FastAPI:
     """The app. `model` and `settings` are `veracity.check`'s; the limits default to the environment.
 
@@ -98,12 +100,18 @@ def create_app(
     same text is sent again with that thread id.
 
     ``VERACITY_API_KEY`` (unset or ``api_key=""``: open), ``VERACITY_RATE_LIMIT`` (default
-    60/minute per client) and ``VERACITY_MAX_BODY_BYTES`` (default 1,000,000).
+    60/minute per client), ``VERACITY_MAX_BODY_BYTES`` (default 1,000,000) and
+    ``VERACITY_BATCH_CONCURRENCY`` (checks of one batch run at once, default 4).
+
+    The graph is compiled once, here: every request runs on the same `Checker` (or, for requests
+    that ask for the offline judge, on a second one).
     """
     api_key = (api_key if api_key is not None else os.environ.get("VERACITY_API_KEY")) or None  # "": open
     limiter = parse_rate(rate_limit or os.environ.get("VERACITY_RATE_LIMIT") or DEFAULT_RATE)
     max_body = max_body_bytes or int(os.environ.get("VERACITY_MAX_BODY_BYTES") or DEFAULT_MAX_BODY_BYTES)
-    check_settings = dict(settings, model=model) if model is not None else dict(settings)
+    concurrency = batch_concurrency or int(os.environ.get("VERACITY_BATCH_CONCURRENCY") or DEFAULT_BATCH_CONCURRENCY)
+    checker = Checker(model=model, **settings)
+    offline_checker = Checker(**{**settings, "model": "offline"})
 
     app = FastAPI(title="veracity", version=version("veracity"),
                   description="Fact-check text: claims, evidence, verdicts with verified quotes.")
@@ -120,14 +128,18 @@ def create_app(
         if wait is not None:
             raise HTTPException(429, f"rate limit exceeded; retry in {wait} s", headers={"Retry-After": str(wait)})
 
-    async def run_check(item: FactcheckInput, on_update=None, thread_id: str | None = None) -> Report:
-        extra = {k: v for k, v in (("source_text", item.source_text), ("search", item.search),
-                                   ("model", item.model)) if v is not None}
+    async def run_check(
+        item: FactcheckInput, on_progress: Callable[[ProgressEvent], None] | None = None,
+        thread_id: str | None = None,
+    ) -> Report:
+        extra: dict[str, Any] = {k: v for k, v in (("source_text", item.source_text), ("search", item.search))
+                                 if v is not None}
         if checkpoint is not None:
             extra.update(checkpoint=checkpoint, thread_id=thread_id or item.thread_id or uuid.uuid4().hex)
         elif item.thread_id is not None:
             raise HTTPException(422, "thread_id needs a server started with a checkpoint file (--checkpoint)")
-        return await acheck(item.text, **{**check_settings, **extra}, on_update=on_update)
+        chosen = offline_checker if item.model == "offline" else checker
+        return await chosen.acheck(item.text, on_progress=on_progress, **extra)
 
     @app.get("/", include_in_schema=False)
     async def page() -> HTMLResponse:
@@ -149,9 +161,15 @@ def create_app(
         return {"output": report.model_dump(mode="json"), "metadata": metadata}
 
     @app.post("/factcheck/batch", dependencies=[Depends(guard)], tags=["factcheck"])
-    async def batch(body: BatchRequest) -> dict:
-        """Check several texts concurrently; outputs in input order."""
-        reports = await asyncio.gather(*(run_check(item) for item in body.inputs))
+    async def batch(body: BatchRequest) -> dict[str, Any]:
+        """Check several texts, a few at a time (``VERACITY_BATCH_CONCURRENCY``); outputs in input order."""
+        slots = asyncio.Semaphore(concurrency)
+
+        async def bounded(item: FactcheckInput) -> Report:
+            async with slots:
+                return await run_check(item)
+
+        reports = await asyncio.gather(*(bounded(item) for item in body.inputs))
         return {"output": [r.model_dump(mode="json") for r in reports],
                 "metadata": {"run_ids": [str(uuid.uuid4()) for _ in reports]}}
 
@@ -175,22 +193,21 @@ def create_app(
         """Answer the query with the configured chat model (unless an answer is given) and audit it."""
         if body.answer is not None and not body.answer.strip():
             raise HTTPException(422, "the answer is empty: send a non-empty answer, or leave it out to generate one")
-        answer = body.answer if body.answer is not None else await _generate(model, settings, body.query)
+        answer = body.answer if body.answer is not None else await _generate(checker, body.query)
         extra = {"source_text": body.source_text} if body.source_text is not None else {}
-        report = await acheck(answer, **{**check_settings, **extra})
+        report = await checker.acheck(answer, **extra)
         return _analysis(answer, report)
 
     return app
 
 
-async def _generate(model: BaseChatModel | str | None, settings: dict, query: str) -> str:
-    resources = Resources(model=model if isinstance(model, BaseChatModel) else None)
-    context = Context.from_settings(**settings, **({"model": model} if isinstance(model, str) else {}))
-    if resources.mode(context).offline:
+async def _generate(checker: Checker, query: str) -> str:
+    context = checker.context()
+    if checker.resources.mode(context).offline:
         raise HTTPException(409, "POST /analyze needs a chat model to answer the query; this server runs offline. "
                                  "Send an 'answer' to audit, or start the server with --model.")
     try:
-        reply = await resources.chat_model(context).ainvoke(query)
+        reply = await checker.resources.chat_model(context).ainvoke(query)
     except Exception as error:  # a provider failure is the upstream's, not the client's
         raise HTTPException(502, f"the chat model failed: {type(error).__name__}: {error}") from error
     answer = str(reply.text).strip()
@@ -216,16 +233,19 @@ def _analysis(answer: str, report: Report) -> dict:
     }
 
 
-async def _events(run_check, item: FactcheckInput) -> AsyncIterator[str]:
-    queue: asyncio.Queue = asyncio.Queue()
-    loop = asyncio.get_running_loop()
+RunCheck = Callable[[FactcheckInput, Callable[[ProgressEvent], None] | None], Awaitable[Report]]
+"""How the stream route runs one check, hearing its progress."""
 
-    def on_update(node: str, update: dict) -> None:
-        loop.call_soon_threadsafe(queue.put_nowait, ("data", {"node": node, "update": jsonable_encoder(update)}))
+
+async def _events(run_check: RunCheck, item: FactcheckInput) -> AsyncIterator[str]:
+    queue: asyncio.Queue[tuple[str, Any] | None] = asyncio.Queue()
+
+    def on_progress(event: ProgressEvent) -> None:
+        queue.put_nowait(("progress", event.model_dump(mode="json")))
 
     async def run() -> None:
         try:
-            report = await run_check(item, on_update)
+            report = await run_check(item, on_progress)
             queue.put_nowait(("data", {"report": report.model_dump(mode="json")}))
         except InputError as error:
             queue.put_nowait(("error", {"error": str(error), "status": 422}))

@@ -1,0 +1,154 @@
+"""`Checker`: a fact-checker whose graph is compiled once and reused for every check.
+
+The API (`veracity.check`), the HTTP server, `Guard`, `as_tool` and `veracity eval` each hold
+one `Checker` instead of building resources and compiling a graph per call, so a chat model
+created for one check (and anything it caches) serves the next.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Durability
+
+from veracity.context import Context
+from veracity.contracts import Report
+from veracity.errors import InputError
+from veracity.evidence.base import EvidenceBackend
+from veracity.graph import build_claim_graph, compile_graph
+from veracity.nodes.extract import input_problem
+from veracity.nodes.names import FINALIZE_REPORT
+from veracity.progress import ProgressEvent
+from veracity.runtime.checkpoints import open_checkpointer
+from veracity.runtime.modes import Mode
+from veracity.runtime.resources import Resources
+from veracity.state import ClaimInput, ClaimResults, ClaimState, FactCheckState, InputState, OutputState
+
+OnProgress = Callable[[ProgressEvent], object]
+"""A callback that hears each `ProgressEvent` of a check as it happens."""
+
+FactCheckGraph = CompiledStateGraph[FactCheckState, Context, InputState, OutputState]
+ClaimGraph = CompiledStateGraph[ClaimState, Context, ClaimInput, ClaimResults]
+
+
+class Checker:
+    """Fact-checks texts with one compiled graph.
+
+    `model` is a chat model object or a 'provider:model' string (or 'offline'); `backend` an
+    evidence backend or LangChain retriever. Other keyword settings are `Context` fields and
+    serve as defaults for every check; a check's own settings override them.
+    """
+
+    def __init__(
+        self,
+        *,
+        model: BaseChatModel | str | None = None,
+        backend: EvidenceBackend | BaseRetriever | None = None,
+        **settings: Any,
+    ) -> None:
+        if isinstance(model, str):
+            settings["model"] = model
+            model = None
+        Context.from_settings(**settings)  # unknown names fail here, not at the first check
+        self.settings = settings
+        self.bound_model = model
+        self.resources = Resources(model=model, backend=backend)
+        self.graph: FactCheckGraph = compile_graph(self.resources)
+
+    @cached_property
+    def claim_graph(self) -> ClaimGraph:
+        """One claim's branch (evidence, judge, gate) on its own, for judging given evidence."""
+        return build_claim_graph(self.resources)
+
+    def context(self, **settings: Any) -> Context:
+        """The `Context` of a check: this checker's settings, overridden by `settings`."""
+        return Context.from_settings(**{**self.settings, **settings})
+
+    def preflight(self, context: Context) -> Mode:
+        """Resolve the mode and raise `ConfigurationError` now if the model or backend cannot be set up."""
+        return self.resources.preflight(context)
+
+    def run_config(self, mode: Mode, tags: list[str] | None = None) -> RunnableConfig:
+        """The run's name, tags and metadata, as LangSmith shows them."""
+        model = mode.model if self.bound_model is None else type(self.bound_model).__name__
+        return {
+            "run_name": "veracity.check",
+            "tags": ["veracity", *(tags or [])],
+            "metadata": {"veracity_model": model, "veracity_mode": mode.label},
+        }
+
+    async def acheck(
+        self,
+        text: str,
+        *,
+        tags: list[str] | None = None,
+        on_progress: OnProgress | None = None,
+        checkpoint: str | Path | None = None,
+        thread_id: str | None = None,
+        **settings: Any,
+    ) -> Report:
+        """Fact-check `text` and return its `Report` (see `veracity.acheck`)."""
+        context = self.context(**settings)
+        problem = input_problem(text, context.max_text_chars)
+        if problem:
+            raise InputError(problem)
+        config = self.run_config(self.preflight(context), tags)
+        if checkpoint is None:
+            return await stream_report(self.graph, {"text": text}, config, context, on_progress)
+        return await self._resumable(text, config, context, Path(checkpoint), thread_id or uuid.uuid4().hex,
+                                     on_progress)
+
+    async def _resumable(
+        self, text: str, config: RunnableConfig, context: Context, checkpoint: Path, thread_id: str,
+        on_progress: OnProgress | None,
+    ) -> Report:
+        """Run, resume or read back the check of `text` on `thread_id` in the SQLite file `checkpoint`."""
+        config = {**config, "configurable": {"thread_id": thread_id}}
+        async with open_checkpointer(checkpoint) as saver:
+            graph = self.graph.copy(update={"checkpointer": saver})
+            saved = await graph.aget_state(config)
+            if not saved.values:
+                return await stream_report(graph, {"text": text}, config, context, on_progress, durability="sync")
+            if saved.values.get("text") != text:
+                raise InputError(f"thread {thread_id!r} in {checkpoint} holds the check of another text; "
+                                 "use a new thread id for this one")
+            if saved.next:
+                return await stream_report(graph, None, config, context, on_progress, durability="sync")
+            report = saved.values.get("report")
+            if not isinstance(report, Report):
+                raise InputError(f"thread {thread_id!r} in {checkpoint} ended without a report; use a new thread id")
+            return report
+
+    def check(self, text: str, **kwargs: Any) -> Report:
+        """Synchronous `acheck`."""
+        from veracity.runtime.blocking import run_blocking
+
+        return run_blocking(self.acheck(text, **kwargs))
+
+
+async def stream_report(
+    graph: FactCheckGraph, graph_input: InputState | None, config: RunnableConfig, context: Context,
+    on_progress: OnProgress | None = None, durability: Durability | None = None,
+) -> Report:
+    """Run the compiled graph (or resume it, with input None), pass on its progress, and return its report."""
+    report: Report | None = None
+    options: dict[str, Any] = {"durability": durability} if durability else {}
+    stream = graph.astream(
+        graph_input, config=config, context=context, stream_mode=["custom", "updates"], subgraphs=True, **options
+    )
+    async for namespace, kind, chunk in stream:
+        if kind == "custom" and on_progress is not None and isinstance(chunk, ProgressEvent):
+            on_progress(chunk)
+        elif kind == "updates" and not namespace and FINALIZE_REPORT in chunk:
+            report = chunk[FINALIZE_REPORT]["report"]
+    if report is None:  # the graph always ends in finalize_report; guard against wiring mistakes
+        raise RuntimeError("the fact-check graph ended without a report")
+    return report
