@@ -12,7 +12,6 @@ from __future__ import annotations
 from veracity.agents import Guard, GuardedAnswer, as_tool
 from veracity.api import acheck, check
 from veracity.checker import Checker
-from veracity.graph import build_graph, graph
 from veracity.context import Context
 from veracity.contracts import (
     Claim,
@@ -28,6 +27,7 @@ from veracity.contracts import (
 )
 from veracity.errors import ConfigurationError, InputError, ToolError, VeracityError
 from veracity.evidence import EvidenceBackend, RetrieverBackend, TavilyBackend
+from veracity.graph import build_graph, graph
 from veracity.progress import ProgressEvent
 
 __all__ = [

@@ -20,8 +20,8 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
 from veracity.checker import Checker, OnProgress
-from veracity.runtime.blocking import run_blocking
 from veracity.contracts import Report
+from veracity.runtime.blocking import run_blocking
 
 Policy = Literal["annotate", "block", "rewrite"]
 POLICIES = ("annotate", "block", "rewrite")
@@ -147,7 +147,7 @@ class Guard:
 
 def unsupported(report: Report) -> list[tuple[str, str]]:
     """(label, claim text) of every claim that is not supported."""
-    found = []
+    found: list[tuple[str, str]] = []
     for claim in report.claims:
         verdict = report.verdict_for(claim.id)
         label = verdict.label if verdict is not None else "unverifiable"

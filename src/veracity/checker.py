@@ -16,27 +16,24 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableConfig
-from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Durability
 
 from veracity.context import Context
 from veracity.contracts import Report
 from veracity.errors import InputError
 from veracity.evidence.base import EvidenceBackend
-from veracity.graph import build_claim_graph, compile_graph
+from veracity.graph import ClaimGraph, FactCheckGraph, build_claim_graph, compile_graph
 from veracity.nodes.extract import input_problem
 from veracity.nodes.names import FINALIZE_REPORT
 from veracity.progress import ProgressEvent
 from veracity.runtime.checkpoints import open_checkpointer
 from veracity.runtime.modes import Mode
 from veracity.runtime.resources import Resources
-from veracity.state import ClaimInput, ClaimResults, ClaimState, FactCheckState, InputState, OutputState
+from veracity.state import InputState
 
 OnProgress = Callable[[ProgressEvent], object]
 """A callback that hears each `ProgressEvent` of a check as it happens."""
 
-FactCheckGraph = CompiledStateGraph[FactCheckState, Context, InputState, OutputState]
-ClaimGraph = CompiledStateGraph[ClaimState, Context, ClaimInput, ClaimResults]
 
 
 class Checker:

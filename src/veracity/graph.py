@@ -52,13 +52,18 @@ from veracity.state import (
     OutputState,
 )
 
+FactCheckGraph = CompiledStateGraph[FactCheckState, Context, InputState, OutputState]
+"""The compiled top-level graph: text in, report out."""
+ClaimGraph = CompiledStateGraph[ClaimState, Context, ClaimInput, ClaimResults]
+"""One claim's compiled branch: evidence, judge, verdict gate."""
+
 GATE = {"veracity_role": "gate"}
 LLM = {"veracity_role": "llm"}
 TOOL = {"veracity_role": "tool"}
 RULES = {"veracity_role": "rules"}
 
 
-def build_claim_graph(resources: Resources) -> CompiledStateGraph:
+def build_claim_graph(resources: Resources) -> ClaimGraph:
     """One claim's branch: gather evidence, judge, and gate the verdict (retrying the judge)."""
     builder = StateGraph(ClaimState, context_schema=Context, input_schema=ClaimInput, output_schema=ClaimResults)
     builder.add_node(GATHER_EVIDENCE, partial(gather_evidence, resources=resources), metadata=TOOL)
@@ -76,7 +81,7 @@ def build_graph(
     backend: EvidenceBackend | BaseRetriever | None = None,
     checkpointer: Checkpointer = None,
     name: str = "factcheck",
-) -> CompiledStateGraph:
+) -> FactCheckGraph:
     """Build and compile the fact-check graph.
 
     `model` and `backend` bind objects (a chat model, an evidence backend or any LangChain
@@ -87,7 +92,7 @@ def build_graph(
 
 def compile_graph(
     resources: Resources, *, checkpointer: Checkpointer = None, name: str = "factcheck"
-) -> CompiledStateGraph:
+) -> FactCheckGraph:
     """Compile the fact-check graph around an existing `Resources` (its models are reused)."""
     builder = StateGraph(
         FactCheckState, context_schema=Context, input_schema=InputState, output_schema=OutputState

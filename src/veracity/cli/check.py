@@ -16,8 +16,8 @@ from rich.status import Status
 
 from veracity.context import DEFAULT_MODEL, Context
 from veracity.contracts import Report
-from veracity.progress import ProgressEvent
 from veracity.errors import ConfigurationError, InputError
+from veracity.progress import ProgressEvent
 from veracity.runtime.modes import resolve_mode
 
 EXIT_SUPPORTED = 0
@@ -130,7 +130,8 @@ async def streamed(body: str, console: Console, settings: dict[str, Any]) -> Rep
 @click.option("--max-chars", type=click.IntRange(1), default=None,
               help="Longest text accepted, in characters (default: 20000).")
 @click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON on stdout.")
-@click.option("--trace", "show_trace", is_flag=True, help="Also print the trace: step, attempt, outcome, tokens, seconds.")
+@click.option("--trace", "show_trace", is_flag=True,
+              help="Also print the trace: step, attempt, outcome, tokens, seconds.")
 @click.option("--checkpoint", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               help="Save every step in this SQLite file, so an interrupted check resumes (see --thread).")
 @click.option("--thread", "thread_id", default=None, metavar="ID",
@@ -138,8 +139,11 @@ async def streamed(body: str, console: Console, settings: dict[str, Any]) -> Rep
 @click.option("--stream", "stream", is_flag=True,
               help="Show verdicts as each claim is judged: a live table in a terminal, else a line per verdict "
                    "(on stderr with --json).")
-def check_command(text, model, search, source_file, kb_path, max_revisions, max_results, tavily_url, max_chars, as_json,
-          show_trace, checkpoint, thread_id, stream) -> None:
+def check_command(
+    text: str | None, model: str | None, search: str, source_file: Path | None, kb_path: Path | None,
+    max_revisions: int | None, max_results: int | None, tavily_url: str | None, max_chars: int | None, as_json: bool,
+    show_trace: bool, checkpoint: Path | None, thread_id: str | None, stream: bool,
+) -> None:
     """Fact-check TEXT (use '-' to read standard input).
 
     \b
@@ -158,13 +162,13 @@ def check_command(text, model, search, source_file, kb_path, max_revisions, max_
 
     err = Console(stderr=True)
     body = read_text(text)
-    given = {
+    given: dict[str, Any] = {
         "model": model, "search": search, "max_revisions": max_revisions, "max_results": max_results,
         "tavily_base_url": tavily_url, "max_text_chars": max_chars, "kb_path": str(kb_path) if kb_path else None,
     }
     if source_file is not None:
         given.update(source_text=read_source(source_file), source_title=source_file.name)
-    settings = {name: value for name, value in given.items() if value is not None}
+    settings: dict[str, Any] = {name: value for name, value in given.items() if value is not None}
     context = Context.from_settings(**settings)
     try:
         mode = resolve_mode(context)

@@ -6,6 +6,7 @@ import asyncio
 import sys
 from contextlib import nullcontext
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -43,7 +44,7 @@ Exit codes:
   2  bad dataset, option or configuration (each bad line is named)"""
 
 
-def _progress(err: Console):
+def _progress(err: Console) -> Progress | nullcontext[None]:
     if not err.is_terminal:
         return nullcontext(None)
     return Progress(
@@ -86,8 +87,11 @@ def _fail(err: Console, headline: str, message: str) -> None:
               help="Also write the report to FILE: Markdown, or JSON when FILE ends in .json.")
 @click.option("--langsmith", "use_langsmith", is_flag=True,
               help="Record the run as a LangSmith experiment (needs LANGSMITH_API_KEY).")
-def eval_command(dataset, mode, model, search, kb_path, runs, concurrency, min_score, metric, baseline,
-                 match_threshold, max_revisions, as_json, out_path, use_langsmith) -> None:
+def eval_command(
+    dataset: Path, mode: str, model: str | None, search: str, kb_path: Path | None, runs: int, concurrency: int,
+    min_score: float | None, metric: str, baseline: bool, match_threshold: float | None, max_revisions: int | None,
+    as_json: bool, out_path: Path | None, use_langsmith: bool,
+) -> None:
     """Measure the judge against labelled DATASET (JSONL) and optionally gate on a metric.
 
     \b
@@ -122,12 +126,12 @@ def eval_command(dataset, mode, model, search, kb_path, runs, concurrency, min_s
         if problem:
             _fail(err, "--langsmith is not set up", problem)
 
-    settings = {
+    settings: dict[str, Any] = {
         "search": search if search != "auto" else None,
         "kb_path": str(kb_path) if kb_path else None,
         "max_revisions": max_revisions,
     }
-    options = dict(
+    options: dict[str, Any] = dict(
         mode=mode, model=model, runs=runs, concurrency=concurrency, baseline=baseline,
         **({"match_threshold": match_threshold} if match_threshold is not None else {}),
         **{name: value for name, value in settings.items() if value is not None},
@@ -138,7 +142,7 @@ def eval_command(dataset, mode, model, search, kb_path, runs, concurrency, min_s
             task = bar.add_task("rows", total=None) if bar is not None else None
 
             def on_progress(done: int, total: int) -> None:
-                if bar is not None:
+                if bar is not None and task is not None:
                     bar.update(task, completed=done, total=total)
 
             if use_langsmith:

@@ -6,6 +6,7 @@ import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -19,6 +20,9 @@ from veracity.kb import (
     KnowledgeBaseError,
 )
 from veracity.kb.paths import KB_ENV
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 EXIT_OK = 0
 EXIT_SKIPPED = 1
@@ -55,10 +59,11 @@ def _chunks(count: int) -> str:
 
 
 def _size(count: int) -> str:
+    size = float(count)
     for unit in ("bytes", "KB", "MB", "GB"):
-        if count < 1024 or unit == "GB":
-            return f"{count} {unit}" if unit == "bytes" else f"{count:.1f} {unit}"
-        count /= 1024
+        if size < 1024 or unit == "GB":
+            return f"{count} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1024
     return ""
 
 
@@ -71,8 +76,8 @@ class CliProgress(IngestProgress):
         self.total = 0
         self.done = 0
         self.chunks = 0
-        self.bar = None
-        self.task = None
+        self.bar: Progress | None = None
+        self.task: TaskID | None = None
 
     def waiting_for_lock(self, lock_path: Path) -> None:
         """Say that another ingest runs, and that this one waits for it."""
@@ -83,17 +88,12 @@ class CliProgress(IngestProgress):
         """Start the bar (terminal only)."""
         self.total = files
         if self.err.is_terminal:
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-            )
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
             self.bar = Progress(
                 TextColumn("[bold]ingest[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("files"),
-                TextColumn("{task.fields[chunks]} chunks"), TimeElapsedColumn(), TextColumn("{task.description}", markup=False),
+                TextColumn("{task.fields[chunks]} chunks"), TimeElapsedColumn(),
+                TextColumn("{task.description}", markup=False),
                 console=self.err, transient=True,
             )
             self.bar.start()
@@ -101,19 +101,19 @@ class CliProgress(IngestProgress):
 
     def file_started(self, key: str) -> None:
         """Show the file being read."""
-        if self.bar is not None:
+        if self.bar is not None and self.task is not None:
             self.bar.update(self.task, description=Path(key).name)
 
     def chunks_indexed(self, key: str, count: int) -> None:
         """Count chunks as they are written."""
         self.chunks += count
-        if self.bar is not None:
+        if self.bar is not None and self.task is not None:
             self.bar.update(self.task, chunks=self.chunks)
 
     def file_finished(self, result: FileResult) -> None:
         """Advance the bar, or print a line."""
         self.done += 1
-        if self.bar is not None:
+        if self.bar is not None and self.task is not None:
             self.bar.update(self.task, advance=1)
             return
         detail = f" ({result.reason})" if result.reason else f" ({_chunks(result.chunks)})" if result.chunks else ""
@@ -152,7 +152,10 @@ def _print_report(out: Console, kb: Path, report: IngestReport, verb: str) -> No
 @click.option("--overlap-tokens", type=click.IntRange(0), default=None,
               help="Tokens each chunk repeats from the previous one, at most half a chunk "
                    "(default: 12% of --chunk-tokens, i.e. 72).")
-def ingest_command(paths, kb_path, replace, demo, chunk_tokens, overlap_tokens) -> None:
+def ingest_command(
+    paths: tuple[Path, ...], kb_path: Path | None, replace: bool, demo: bool, chunk_tokens: int | None,
+    overlap_tokens: int | None,
+) -> None:
     """Add documents to the local knowledge base searched by the `kb` evidence backend.
 
     PATHs are files or folders (searched recursively) of .txt, .md, .html/.htm and .pdf. Other
@@ -200,7 +203,7 @@ def kb_group() -> None:
 @kb_group.command("stats", epilog=KB_EXIT_CODES, short_help="Show counts, size on disk, location and model.")
 @kb_option
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def stats_command(kb_path, as_json) -> None:
+def stats_command(kb_path: Path | None, as_json: bool) -> None:
     """Show documents, chunks, sentences, size on disk, location and embedding model.
 
     \b
@@ -232,7 +235,7 @@ def stats_command(kb_path, as_json) -> None:
 @kb_group.command("list", epilog=KB_EXIT_CODES, short_help="List the indexed documents.")
 @kb_option
 @click.option("--json", "as_json", is_flag=True, help="Print the documents as JSON.")
-def list_command(kb_path, as_json) -> None:
+def list_command(kb_path: Path | None, as_json: bool) -> None:
     """List the indexed documents: path (or demo:<name>), title, chunks and when each was ingested.
 
     \b
@@ -257,7 +260,7 @@ def list_command(kb_path, as_json) -> None:
 @kb_group.command("remove", epilog=KB_EXIT_CODES, short_help="Remove documents (a file, a folder, demo notes).")
 @click.argument("paths", nargs=-1, required=True)
 @kb_option
-def remove_command(paths, kb_path) -> None:
+def remove_command(paths: tuple[str, ...], kb_path: Path | None) -> None:
     """Remove documents: a file, every document under a folder, demo:<name>.md, or demo: for all demo notes.
 
     The files themselves are not touched; they need not exist any more.

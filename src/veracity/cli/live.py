@@ -12,8 +12,8 @@ from collections.abc import Callable
 from rich.table import Table
 from rich.text import Text
 
-from veracity.contracts import Claim, Verdict
 from veracity.cli.tables import LABEL_STYLES, decisive_quote
+from veracity.contracts import Claim, Verdict
 from veracity.progress import ProgressEvent
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rich.console import Console, Group
+from rich.console import Console, Group, JustifyMethod, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -12,8 +12,10 @@ LABEL_STYLES = {"supported": "bold green", "refuted": "bold red", "unverifiable"
 
 
 def decisive_quote(verdict: Verdict) -> str | None:
-    """The quote that decided a supported or refuted verdict; None for unverifiable ones, whose
-    quote (if any) is only the closest passage found."""
+    """The quote that decided a supported or refuted verdict.
+
+    None for unverifiable verdicts, whose quote (if any) is only the closest passage found.
+    """
     return verdict.quote if verdict.quote and verdict.label != "unverifiable" else None
 
 
@@ -82,8 +84,11 @@ def issues_text(report: Report) -> Text | None:
 def trace_table(report: Report) -> Table:
     """The trace as a table of step, claim, attempt, outcome, tokens, seconds and reason."""
     table = Table(title="Trace")
-    for name, justify in [("Step", "left"), ("Claim", "left"), ("Attempt", "right"), ("Outcome", "left"),
-                          ("Tokens in", "right"), ("Tokens out", "right"), ("Seconds", "right"), ("Reason", "left")]:
+    columns: list[tuple[str, JustifyMethod]] = [
+        ("Step", "left"), ("Claim", "left"), ("Attempt", "right"), ("Outcome", "left"),
+        ("Tokens in", "right"), ("Tokens out", "right"), ("Seconds", "right"), ("Reason", "left"),
+    ]
+    for name, justify in columns:
         table.add_column(name, justify=justify, overflow="fold")
     for record in report.trace:
         table.add_row(
@@ -95,7 +100,7 @@ def trace_table(report: Report) -> Table:
 
 def print_report(console: Console, report: Report, *, show_trace: bool = False, seconds: float | None = None) -> None:
     """Print the verdict table (or the report's message), summary, issues and optionally the trace."""
-    parts: list = []
+    parts: list[RenderableType] = []
     if report.claims:
         parts.append(verdict_table(report))
     elif report.message:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from langgraph.graph import END
+
 from langgraph.runtime import Runtime
 from tenacity import (
     AsyncRetrying,
@@ -16,7 +16,7 @@ from veracity.context import Context
 from veracity.contracts import Evidence, SearchHit, ToolFailure, TraceRecord, Verdict
 from veracity.errors import ConfigurationError, ToolError
 from veracity.evidence.base import EvidenceBackend
-from veracity.nodes.names import GATHER_EVIDENCE, JUDGE_CLAIM, AfterEvidence, ClaimStart
+from veracity.nodes.names import END, GATHER_EVIDENCE, JUDGE_CLAIM, AfterEvidence, ClaimStart
 from veracity.nodes.timing import Stopwatch
 from veracity.progress import ProgressEvent, emit
 from veracity.runtime.resources import Resources
@@ -32,14 +32,15 @@ def _is_transient(exc: BaseException) -> bool:
 async def _search_once(backend: EvidenceBackend, query: str, context: Context) -> list[SearchHit]:
     try:
         hits = await asyncio.wait_for(backend.search(query, limit=context.max_results), context.search_timeout)
-    except (asyncio.TimeoutError, TimeoutError) as exc:
+    except TimeoutError as exc:
         raise ToolError("timeout", f"search timed out after {context.search_timeout:g}s") from exc
     except ToolError:
         raise
     except Exception as exc:  # unknown backend errors are retried like outages
         raise ToolError("error", f"{type(exc).__name__}: {exc}") from exc
     if not isinstance(hits, list) or not all(isinstance(hit, SearchHit) for hit in hits):
-        raise ToolError("malformed", f"backend {backend.name!r} returned {type(hits).__name__}, not a list of SearchHit")
+        raise ToolError("malformed",
+                        f"backend {backend.name!r} returned {type(hits).__name__}, not a list of SearchHit")
     return hits
 
 

@@ -31,7 +31,9 @@ def input_problem(text: object, max_chars: int) -> str | None:
     return None
 
 
-def extraction_messages(text: str, context: Context, errors: list[str], *, source_mode: bool = False) -> list[BaseMessage]:
+def extraction_messages(
+    text: str, context: Context, errors: list[str], *, source_mode: bool = False
+) -> list[BaseMessage]:
     """The extraction prompt (`context.extraction_prompt`), with the last gate error stitched in on a retry."""
     system = context.extraction_prompt + (SOURCE_EXTRACT_ADDENDUM if source_mode else "")
     return [

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from langgraph.graph import END
+
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
@@ -20,6 +20,7 @@ from veracity.contracts import (
 )
 from veracity.nodes.names import (
     CHECK_CLAIM,
+    END,
     EVALUATE_REPORT,
     EXTRACT_CLAIMS,
     EXTRACTION_GATE,
@@ -31,7 +32,7 @@ from veracity.nodes.names import (
 from veracity.nodes.payload import validate_payload
 from veracity.nodes.timing import Stopwatch
 from veracity.progress import ProgressEvent, emit
-from veracity.state import ClaimInput, ClaimState, ClaimUpdate, FactCheckState, evidence_for
+from veracity.state import ClaimInput, ClaimState, FactCheckState, evidence_for
 
 NO_CLAIMS_MESSAGE = "No checkable factual claims found (questions, greetings and opinions are not checked)."
 
@@ -102,7 +103,9 @@ def extraction_gate(
 
     errors = [*state.get("extraction_errors", []), error]
     if attempt < runtime.context.max_extraction_attempts:
-        record = TraceRecord(step=EXTRACTION_GATE, attempt=attempt, outcome="retry", reason=error, seconds=watch.seconds)
+        record = TraceRecord(
+            step=EXTRACTION_GATE, attempt=attempt, outcome="retry", reason=error, seconds=watch.seconds
+        )
         return Command(goto=EXTRACT_CLAIMS, update={"extraction_errors": errors, "trace": [record]})
 
     failure = GateFailure(
@@ -194,6 +197,7 @@ def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> Command[AfterV
             update={"verdicts": {claim_id: verdict}, "judge_failures": {claim_id: None}, "trace": [record]},
         )
 
+    error = error or "the judge returned no verdict"  # set on every path that leaves `verdict` None
     errors = [*state.get("judge_errors", []), error]
     if attempt < runtime.context.max_judge_attempts:
         record = TraceRecord(

@@ -17,6 +17,8 @@ VERDICT_GATE: Final = "verdict_gate"
 EVALUATE_REPORT: Final = "evaluate_report"
 REVISE: Final = "revise"
 FINALIZE_REPORT: Final = "finalize_report"
+END: Final = "__end__"
+"""`langgraph.graph.END`, spelled as a literal so that routers returning it keep their `Literal` type."""
 
 AfterExtraction = Literal["extract_claims", "check_claim", "evaluate_report"]
 """Where `extraction_gate` goes: retry extraction, fan out per claim, or straight to evaluation."""

@@ -13,6 +13,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel
 
 from veracity.errors import ConfigurationError
@@ -48,7 +49,7 @@ def init_model(spec: str, *, temperature: float = 0.0) -> BaseChatModel:
         raise ConfigurationError(f"cannot create chat model {spec!r}: {exc}") from exc
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _json_schema(schema: type[BaseModel]) -> dict[str, Any]:
     return schema.model_json_schema()
 
@@ -62,10 +63,10 @@ def _usage(message: BaseMessage | None) -> tuple[int, int]:
     return int(usage.get("input_tokens", 0) or 0), int(usage.get("output_tokens", 0) or 0)
 
 
-def _payload_of(message: BaseMessage) -> Any:
+def _payload_of(message: BaseMessage | None) -> Any:
     if isinstance(message, AIMessage) and message.tool_calls:
         return message.tool_calls[0].get("args")
-    return message.content
+    return message.content if message is not None else None
 
 
 async def ask_structured(
@@ -81,10 +82,12 @@ async def ask_structured(
     class, some clients (the OpenAI SDK's `parse`) validate inside the call and raise,
     which would hide the reply and its token usage from the gate.
     """
-    config = {"run_name": run_name or schema.__name__, "tags": [f"veracity:{schema.__name__}"]}
+    config: RunnableConfig = {"run_name": run_name or schema.__name__, "tags": [f"veracity:{schema.__name__}"]}
+    raw: BaseMessage | None
     if _supports_tools(model):
         runnable = model.with_structured_output(_json_schema(schema), include_raw=True)
         result = await runnable.ainvoke(messages, config=config)
+        assert isinstance(result, dict)  # include_raw=True: {"raw": message, "parsed": ..., "parsing_error": ...}
         raw = result["raw"]
     else:
         raw = await model.ainvoke(messages, config=config)

@@ -25,9 +25,9 @@ import json
 import os
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
-from importlib.resources import files as package_files
 from importlib.metadata import version
+from importlib.resources import files as package_files
+from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import Depends, FastAPI, Request
@@ -148,12 +148,12 @@ def create_app(
         return HTMLResponse(page_file.read_text(encoding="utf-8"))
 
     @app.get("/healthz", tags=["service"])
-    async def healthz() -> dict:
+    async def healthz() -> dict[str, Any]:
         """Liveness: always 200 while the process serves."""
         return {"status": "ok", "version": version("veracity")}
 
     @app.post("/factcheck/invoke", dependencies=[Depends(guard)], tags=["factcheck"])
-    async def invoke(body: InvokeRequest) -> dict:
+    async def invoke(body: InvokeRequest) -> dict[str, Any]:
         """Check one text; the output is the whole report."""
         thread_id = body.input.thread_id or uuid.uuid4().hex
         report = await run_check(body.input, thread_id=thread_id)
@@ -179,22 +179,22 @@ def create_app(
         return StreamingResponse(_events(run_check, body.input), media_type="text/event-stream")
 
     @app.get("/factcheck/input_schema", tags=["factcheck"])
-    async def input_schema() -> dict:
+    async def input_schema() -> dict[str, Any]:
         """JSON schema of the input."""
         return FactcheckInput.model_json_schema()
 
     @app.get("/factcheck/output_schema", tags=["factcheck"])
-    async def output_schema() -> dict:
+    async def output_schema() -> dict[str, Any]:
         """JSON schema of the output (the report)."""
         return Report.model_json_schema()
 
     @app.post("/analyze", dependencies=[Depends(guard)], tags=["analyze"])
-    async def analyze(body: AnalyzeRequest) -> dict:
+    async def analyze(body: AnalyzeRequest) -> dict[str, Any]:
         """Answer the query with the configured chat model (unless an answer is given) and audit it."""
         if body.answer is not None and not body.answer.strip():
             raise HTTPException(422, "the answer is empty: send a non-empty answer, or leave it out to generate one")
         answer = body.answer if body.answer is not None else await _generate(checker, body.query)
-        extra = {"source_text": body.source_text} if body.source_text is not None else {}
+        extra: dict[str, Any] = {"source_text": body.source_text} if body.source_text is not None else {}
         report = await checker.acheck(answer, **extra)
         return _analysis(answer, report)
 
@@ -216,7 +216,7 @@ async def _generate(checker: Checker, query: str) -> str:
     return answer
 
 
-def _analysis(answer: str, report: Report) -> dict:
+def _analysis(answer: str, report: Report) -> dict[str, Any]:
     claims = []
     for claim in report.claims:
         verdict = report.verdict_for(claim.id)
