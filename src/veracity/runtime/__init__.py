@@ -1,0 +1,1 @@
+"""Runtime plumbing: which model and evidence a check uses, and the objects that run it."""
