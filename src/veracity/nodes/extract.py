@@ -11,7 +11,7 @@ from veracity.nodes.names import EXTRACT_CLAIMS
 from veracity.nodes.timing import Stopwatch
 from veracity.progress import ProgressEvent, emit
 from veracity.prompts.feedback import gate_feedback
-from veracity.prompts.source import SOURCE_EXTRACT_ADDENDUM
+from veracity.prompts.source_mode import SOURCE_EXTRACT_ADDENDUM
 from veracity.runtime.models import ModelReply, ask_structured
 from veracity.runtime.resources import Resources
 from veracity.state import FactCheckState

@@ -12,7 +12,7 @@ from veracity.contracts import Claim, Evidence, JudgeOutput, TraceRecord
 from veracity.nodes.names import JUDGE_CLAIM
 from veracity.nodes.timing import Stopwatch
 from veracity.prompts.feedback import gate_feedback
-from veracity.prompts.source import SOURCE_JUDGE_ADDENDUM
+from veracity.prompts.source_mode import SOURCE_JUDGE_ADDENDUM
 from veracity.runtime.models import ModelReply, ask_structured
 from veracity.runtime.resources import Resources
 from veracity.state import ClaimState, ClaimUpdate, evidence_for
