@@ -72,11 +72,11 @@ import veracity
 from veracity.citations import quote_problem
 from veracity.context import Context
 from veracity.contracts import Evidence, ExtractionOutput, JudgeOutput, SearchHit
-from veracity.runtime.models import ask_structured
 from veracity.nodes.extract import extraction_messages
 from veracity.nodes.gates import claims_from_output
 from veracity.nodes.judge import format_evidence
 from veracity.prompts.judge import JUDGE_PROMPT
+from veracity.runtime.models import ask_structured
 from veracity.testing import ScriptedChatModel, count_tokens, prompt_text
 
 TARGET_RATIO = 1.15
@@ -167,7 +167,7 @@ class Scenario:
             "max_search_s": max(searches),
             "max_judge_s": max(judges),
             "critical_s": extraction + max(searches) + max(judges),
-            "branch_critical_s": extraction + max(s + j for s, j in zip(searches, judges)),
+            "branch_critical_s": extraction + max(s + j for s, j in zip(searches, judges, strict=True)),
             "batched_critical_s": extraction + max(searches) + self.call_delay(self.batched_judge_reply()),
             "predicted_tokens_out": count_tokens(json.dumps(self.extraction_reply()))
             + sum(count_tokens(json.dumps(r)) for r in self.predicted_judge_replies()),
@@ -288,7 +288,7 @@ async def batched_check(text: str, model: ScriptedChatModel, backend: SimulatedS
             Evidence(id=f"{claim.id}-e{i}", claim_id=claim.id, backend=backend.name, **hit.model_dump())
             for i, hit in enumerate(claim_hits, start=1)
         ]
-        for claim, claim_hits in zip(claims, hits)
+        for claim, claim_hits in zip(claims, hits, strict=True)
     }
     blocks = [
         f"Claim {claim.id}: {claim.text}\n\nEvidence:\n\n{format_evidence(evidence[claim.id])}" for claim in claims

@@ -59,8 +59,10 @@ def main(argv: list[str] | None = None) -> int:
     """Ask the bot a question and print what the guard did."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("question", nargs="?", default=QUESTION)
-    parser.add_argument("--model", default=None, help="the bot's chat model, e.g. openai:gpt-4.1-mini (default: scripted)")
-    parser.add_argument("--policy", choices=POLICIES, default="rewrite", help="what the guard does with a failing answer")
+    parser.add_argument("--model", default=None,
+                        help="the bot's chat model, e.g. openai:gpt-4.1-mini (default: scripted)")
+    parser.add_argument("--policy", choices=POLICIES, default="rewrite",
+                        help="what the guard does with a failing answer")
     args = parser.parse_args(argv)
 
     if args.model:

@@ -20,7 +20,9 @@ def claims_reply(*pairs: tuple[str, str]) -> dict:
     return {"claims": [{"claim": claim, "source": source} for claim, source in pairs]}
 
 
-def verdict_reply(label: str, evidence_id: str | None = None, quote: str | None = None, reason: str = "scripted") -> dict:
+def verdict_reply(
+    label: str, evidence_id: str | None = None, quote: str | None = None, reason: str = "scripted"
+) -> dict:
     """A judge reply."""
     return {"label": label, "reason": reason, "evidence_id": evidence_id, "quote": quote}
 

@@ -13,10 +13,11 @@ import re
 import socket
 import threading
 from collections import Counter
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 from pytest_socket import enable_socket, socket_allow_hosts

@@ -96,7 +96,8 @@ def test_a_checker_compiles_once_and_checks_many_texts(world: FakeWorld) -> None
 def test_models_without_tool_calling_answer_in_json_text() -> None:
     replies = iter([
         AIMessage(content=f'{{"claims": [{{"claim": "{CLAIM}", "source": "{CLAIM}"}}]}}'),
-        AIMessage(content=f'```json\n{{"label": "supported", "reason": "stated", "evidence_id": "c1-e1", "quote": "{NOTE}"}}\n```'),
+        AIMessage(content='```json\n{"label": "supported", "reason": "stated", "evidence_id": "c1-e1", '
+                          f'"quote": "{NOTE}"}}\n```'),
     ])
     model = GenericFakeChatModel(messages=replies)
     backend = FakeWorld().evidence(CLAIM, [hit(NOTE)]).backend()

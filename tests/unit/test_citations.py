@@ -6,7 +6,8 @@ import pytest
 
 from veracity.citations import normalize, quote_problem
 
-EVIDENCE = "<p>The Opera House\u2014designed by J\u00f8rn Utzon\u2014opened on 20&nbsp;October 1973.</p> It\u2019s \u201cbeautiful\u201d."
+EVIDENCE = ("<p>The Opera House\u2014designed by J\u00f8rn Utzon\u2014opened on 20&nbsp;October 1973.</p> "
+            "It\u2019s \u201cbeautiful\u201d.")
 
 
 @pytest.mark.parametrize("quote", [

@@ -32,7 +32,8 @@ def scripted(world: FakeWorld, monkeypatch: pytest.MonkeyPatch) -> FakeWorld:
     world.judge(C1, verdict_reply("supported", "c1-e1", "Canberra is the capital city of Australia."))
     world.judge(C2, verdict_reply("refuted", "c2-e1", "Canberra is the capital city of Australia."))
     original = veracity.api.acheck
-    monkeypatch.setattr(veracity.api, "acheck", functools.partial(original, model=world.model(), backend=world.backend()))
+    scripted = functools.partial(original, model=world.model(), backend=world.backend())
+    monkeypatch.setattr(veracity.api, "acheck", scripted)
     return world
 
 

@@ -119,7 +119,7 @@ async def test_rows_are_uploaded_once_and_scored_as_locally(judge_file: Path, cl
 
     local = await arun_eval(dataset, mode="offline", runs=2)
     assert len(result.runs) == 2
-    for recorded, expected in zip(result.runs, local.runs):
+    for recorded, expected in zip(result.runs, local.runs, strict=True):
         assert without_timing(recorded.metrics()) == without_timing(expected.metrics())
         assert [o.predicted for o in recorded.outcomes] == [o.predicted for o in expected.outcomes]
     assert result.summed_matrix() == local.summed_matrix()

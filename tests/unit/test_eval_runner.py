@@ -291,7 +291,7 @@ def test_a_stricter_match_threshold_leaves_paraphrases_unmatched(tmp_path: Path,
     loose = run_eval(path, model=world.model(), match_threshold=0.5)
     strict = run_eval(path, model=world.model(), match_threshold=1.0)
     assert loose.runs[0].outcomes[0].predicted == ["supported"]
-    assert sorted(zip(strict.runs[0].outcomes[0].gold, strict.runs[0].outcomes[0].predicted)) == [
+    assert sorted(zip(strict.runs[0].outcomes[0].gold, strict.runs[0].outcomes[0].predicted, strict=True)) == [
         ("supported", "unmatched"), ("unmatched", "supported"),
     ]
 

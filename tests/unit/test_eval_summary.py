@@ -31,7 +31,7 @@ def judge_run(*, all_right: bool = False) -> RunResult:
     outcomes = [
         outcome(f"r{i}", [g], [p], float(g == p), failures=["gate: citation not found"] if p == F else [],
                 tokens_in=10 * i, tokens_out=i)
-        for i, (g, p) in enumerate(zip(gold, predicted), start=1)
+        for i, (g, p) in enumerate(zip(gold, predicted, strict=True), start=1)
     ]
     return RunResult(kind="judge", outcomes=outcomes, wall_seconds=2.0)
 

@@ -33,7 +33,8 @@ def test_malformed_extraction_is_retried_with_the_error_as_feedback(world: FakeW
 
 def test_invalid_json_text_is_retried(world: FakeWorld) -> None:
     _good(world)
-    world.extract("Sure! Here are the claims: ...", f'```json\n{{"claims": [{{"claim": "{CLAIM}", "source": "{TEXT}"}}]}}\n```')
+    fenced = f'```json\n{{"claims": [{{"claim": "{CLAIM}", "source": "{TEXT}"}}]}}\n```'
+    world.extract("Sure! Here are the claims: ...", fenced)
     report = veracity.check(TEXT, model=world.model(), backend=world.backend())
     assert report.ok
     assert "not valid JSON" in world.extraction_prompts[1]

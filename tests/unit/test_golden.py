@@ -64,4 +64,5 @@ def test_report_json_has_documented_fields(world: FakeWorld) -> None:
             "tokens_in", "tokens_out"} <= set(data)
     assert data["evaluation"]["passed"] is True
     assert {"label", "quote", "reason", "evidence_id"} <= set(data["verdicts"][0])
-    assert {"step", "claim_id", "attempt", "outcome", "reason", "tokens_in", "tokens_out", "seconds"} <= set(data["trace"][0])
+    fields = {"step", "claim_id", "attempt", "outcome", "reason", "tokens_in", "tokens_out", "seconds"}
+    assert fields <= set(data["trace"][0])

@@ -9,10 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from tests.unit.kb_fixtures import AUSTRALIA, TOWER, write
+from veracity.cli.knowledge_base import ingest_command, kb_group
 from veracity.kb import KB_ENV, KnowledgeBase
 from veracity.kb.manifest import MANIFEST_NAME
-from veracity.cli.knowledge_base import ingest_command, kb_group
-
 
 
 @pytest.fixture
@@ -111,8 +110,8 @@ def test_first_ingest_into_the_default_location_keeps_the_demo_notes(tmp_path, m
     """A newcomer's first `ingest` adds to the demo notes, exactly as a first `check` would have."""
     from click.testing import CliRunner
 
-    from veracity.kb import KnowledgeBase
     from veracity.cli.knowledge_base import ingest_command
+    from veracity.kb import KnowledgeBase
 
     monkeypatch.setenv("VERACITY_KB", str(tmp_path / "default-kb"))
     note = tmp_path / "note.txt"

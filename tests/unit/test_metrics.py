@@ -6,8 +6,8 @@ import pytest
 
 from veracity.evaluation.metrics import (
     balanced_accuracy,
-    confusion_matrix,
     classify,
+    confusion_matrix,
     per_label_scores,
 )
 

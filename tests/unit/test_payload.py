@@ -7,7 +7,8 @@ from veracity.nodes.payload import validate_payload
 
 
 def test_dict_payload_validates() -> None:
-    output, error = validate_payload({"label": "refuted", "reason": "r", "evidence_id": "c1-e1", "quote": "q q q q"}, JudgeOutput)
+    payload = {"label": "refuted", "reason": "r", "evidence_id": "c1-e1", "quote": "q q q q"}
+    output, error = validate_payload(payload, JudgeOutput)
     assert error is None and output.label == "refuted"
 
 
@@ -17,7 +18,8 @@ def test_fenced_json_text_validates() -> None:
 
 
 def test_content_blocks_are_joined() -> None:
-    output, error = validate_payload([{"type": "text", "text": '{"label": "supported",'}, {"type": "text", "text": ' "reason": "x"}'}], JudgeOutput)
+    blocks = [{"type": "text", "text": '{"label": "supported",'}, {"type": "text", "text": ' "reason": "x"}'}]
+    output, error = validate_payload(blocks, JudgeOutput)
     assert error is None and output.label == "supported"
 
 

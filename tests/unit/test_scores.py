@@ -38,7 +38,8 @@ def test_risk_bands(confidence: float, risk: str) -> None:
 
 def test_report_scores_follow_the_formula() -> None:
     claims = [claim(1, "A."), claim(2, "B.")]
-    verdicts = [Verdict(claim_id="c1", label="supported", reason="r"), Verdict(claim_id="c2", label="refuted", reason="r")]
+    verdicts = [Verdict(claim_id="c1", label="supported", reason="r"),
+                Verdict(claim_id="c2", label="refuted", reason="r")]
     scored = reliability(claims, verdicts, {"c1": 0.9, "c2": 0.7})
     assert scored.evidence_coverage == 0.5
     assert scored.average_similarity == pytest.approx(0.8)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from veracity.evidence.source import SourceTextBackend, source_passages
 
-POLICY = "The customer may return a package within 14 days of the delivery date. After that period, returns are not accepted."
+POLICY = ("The customer may return a package within 14 days of the delivery date. "
+          "After that period, returns are not accepted.")
 
 
 async def test_a_short_source_is_one_passage() -> None:

@@ -40,7 +40,8 @@ def test_invented_commitment_fails_and_the_reason_quotes_the_answer(world: FakeW
     assert issue.code == "unsupported_by_source" and not issue.revisable
     assert '"we\'ll find some solution for you"' in issue.message
     verdict = report.verdicts[0]
-    assert verdict.reason.startswith('The answer says "we\'ll find some solution for you", which the source does not support')
+    expected = 'The answer says "we\'ll find some solution for you", which the source does not support'
+    assert verdict.reason.startswith(expected)
     assert report.unsupported_claims == [claim] and report.revisions == 0
 
 

@@ -13,8 +13,8 @@ from rich.console import Console
 from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
 from veracity.cli import main
 from veracity.cli.check import streamed
+from veracity.cli.live import LiveVerdicts
 from veracity.contracts import Claim, Verdict
-from veracity.cli.live import LiveVerdicts, verdict_line
 from veracity.progress import ProgressEvent
 
 FOUND = "Canberra is the capital of Australia."

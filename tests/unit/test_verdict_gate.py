@@ -36,7 +36,8 @@ def test_absent_quote_is_sent_back_and_fixed_by_the_retry(world: FakeWorld) -> N
 
 
 def test_only_the_opening_words_of_a_quote_is_not_enough(world: FakeWorld) -> None:
-    world_with(world).judge(C2, verdict_reply("supported", "c2-e1", "Queen Elizabeth II opened the Sydney Opera House in 1974"))
+    misquote = "Queen Elizabeth II opened the Sydney Opera House in 1974"
+    world_with(world).judge(C2, verdict_reply("supported", "c2-e1", misquote))
     report = run(world, max_judge_attempts=1, max_revisions=0)
     verdict = report.verdict_for("c2")
     assert verdict.label == "unverifiable" and verdict.downgraded and not verdict.citation_verified
