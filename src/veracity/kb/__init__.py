@@ -7,8 +7,8 @@ on disk and `chunking.py` for how documents are cut.
 Heavy libraries (faiss, bm25s, pypdf, trafilatura) are imported on first use, not here.
 """
 
-from veracity.kb.chunking import ChunkSettings
 from veracity.errors import KnowledgeBaseError
+from veracity.kb.chunking import ChunkSettings
 from veracity.kb.ingest import FileResult, IngestProgress, IngestReport
 from veracity.kb.metadata import DocumentInfo
 from veracity.kb.paths import KB_ENV, default_kb_path

@@ -44,8 +44,10 @@ class ChunkSettings:
     @classmethod
     def resolve(cls, chunk_tokens: int | None, overlap_tokens: int | None,
                 base: ChunkSettings | None = None) -> ChunkSettings:
-        """Settings from optional choices: what is not given comes from `base` (default: the defaults);
-        a new chunk size without an overlap gets an overlap of 12% of it."""
+        """Settings from optional choices: what is not given comes from `base` (default: the defaults).
+
+        A new chunk size without an overlap gets an overlap of 12% of it.
+        """
         base = base or cls()
         if overlap_tokens is None:
             overlap_tokens = base.overlap_tokens if chunk_tokens is None else round(chunk_tokens * OVERLAP_SHARE)
@@ -81,7 +83,8 @@ class _Unit(NamedTuple):
 
 def _pieces_of_long_sentence(text: str, base: int, start: int, end: int, limit: int) -> Iterator[_Unit]:
     """Cut text[start:end] (offsets relative to `text`, which begins at document offset `base`) between words."""
-    piece_start = piece_end = None
+    piece_start: int | None = None
+    piece_end = 0
     piece_tokens = 0.0
     for word in _WORD.finditer(text, start, end):
         word_tokens = max(1.3, (len(word.group()) + 1) / 4)  # + 1: the space after it counts too

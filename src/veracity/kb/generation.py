@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+if TYPE_CHECKING:
+    import faiss
+
 from veracity.kb import metadata
-from veracity.kb.paths import unusable
 from veracity.kb.manifest import GenerationFiles, Manifest
+from veracity.kb.paths import unusable
 from veracity.kb.vectors import STORED_DTYPE, read_sentences
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -41,7 +45,7 @@ def open_metadata(kb: Path, files: GenerationFiles, *, readonly: bool) -> sqlite
         raise unusable(kb, f"{files.meta.relative_to(kb)} is not a usable SQLite database ({exc})") from exc
 
 
-def load_dense(kb: Path, manifest: Manifest):
+def load_dense(kb: Path, manifest: Manifest) -> faiss.Index:
     """Read the FAISS index of the current generation into memory."""
     import faiss
 

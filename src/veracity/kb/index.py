@@ -6,10 +6,10 @@ import threading
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 
 from veracity.contracts import SearchHit
 from veracity.kb import metadata
-from veracity.kb.paths import unusable
 from veracity.kb.fusion import reciprocal_rank_fusion
 from veracity.kb.generation import (
     check_counts,
@@ -19,6 +19,7 @@ from veracity.kb.generation import (
 )
 from veracity.kb.lexical import LexicalIndex
 from veracity.kb.manifest import Manifest
+from veracity.kb.paths import unusable
 from veracity.kb.vectors import normalised
 from veracity.offline.sentences import split_sentences
 
@@ -87,7 +88,9 @@ class IndexReader:
         splitter that cut it differently contributes no vectors (they would not be looked up).
         """
         records = self.chunks([chunk_id for chunk_id, _ in ranked])
-        hits, texts, vectors = [], [], []
+        hits: list[SearchHit] = []
+        texts: list[str] = []
+        vectors: list[NDArray[np.float16]] = []
         for chunk_id, score in ranked:
             record = records.get(chunk_id)
             if record is None:

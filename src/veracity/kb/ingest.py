@@ -18,7 +18,7 @@ from veracity.kb.chunking import Chunk, ChunkSettings, chunk_stream
 from veracity.kb.loaders import STREAM_THRESHOLD, SkipDocument, load
 from veracity.kb.sources import Skipped, Source
 from veracity.kb.vectors import mean_vector
-from veracity.offline.sentences import split_sentences
+from veracity.offline.sentences import Sentence, split_sentences
 
 if TYPE_CHECKING:
     from veracity.kb.writer import GenerationBuilder
@@ -106,9 +106,9 @@ def skipped_result(skipped: Skipped) -> FileResult:
     return FileResult(skipped.key, "skipped", reason=skipped.reason)
 
 
-def _batches(chunks: Iterable[Chunk]) -> Iterator[list[tuple[Chunk, list]]]:
+def _batches(chunks: Iterable[Chunk]) -> Iterator[list[tuple[Chunk, list[Sentence]]]]:
     """Chunks with their sentences, grouped so that each group holds about EMBED_BATCH_SENTENCES sentences."""
-    batch: list[tuple[Chunk, list]] = []
+    batch: list[tuple[Chunk, list[Sentence]]] = []
     size = 0
     for chunk in chunks:
         sentences = split_sentences(chunk.text)
@@ -175,7 +175,7 @@ class Ingester:
         self.builder.close_document(title=document.title, chunks=count, notes=notes)
         return FileResult(source.key, "updated" if existing else "added", count, notes=notes)
 
-    def _write(self, batch: list[tuple[Chunk, list]]) -> None:
+    def _write(self, batch: list[tuple[Chunk, list[Sentence]]]) -> None:
         texts = [sentence.text for _, sentences in batch for sentence in sentences]
         vectors = self.embedder.embed(texts)
         per_chunk, start = [], 0

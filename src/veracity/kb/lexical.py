@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 _STOPWORDS = "en"
 
 
-def _tokens(texts: list[str], *, ids: bool):
+def _tokens(texts: list[str], *, ids: bool) -> Any:
     import bm25s
 
     return bm25s.tokenize(texts, stopwords=_STOPWORDS, return_ids=ids, show_progress=False)

@@ -12,9 +12,12 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
-from typing import BinaryIO
+from typing import IO, TYPE_CHECKING
 
 from veracity.kb.sources import Source
+
+if TYPE_CHECKING:
+    from pypdf import PdfReader
 
 STREAM_THRESHOLD = 20 * 1024 * 1024
 """Files larger than this many bytes are processed as a stream."""
@@ -129,19 +132,22 @@ class HtmlText(HTMLParser):
         self._parts: list[str] = []
         self._at_break = True
 
-    def handle_starttag(self, tag: str, attrs: list) -> None:
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        """Start skipping hidden elements; a block element ends the current line."""
         if tag in self._HIDDEN:
             self._hidden += 1
         elif tag in self._BLOCKS:
             self._break()
 
     def handle_endtag(self, tag: str) -> None:
+        """Stop skipping at the end of a hidden element; a block element ends the current line."""
         if tag in self._HIDDEN:
             self._hidden = max(0, self._hidden - 1)
         elif tag in self._BLOCKS:
             self._break()
 
     def handle_data(self, data: str) -> None:
+        """Keep visible text, with its whitespace collapsed."""
         if self._hidden:
             return
         text = re.sub(r"\s+", " ", data)
@@ -233,7 +239,7 @@ def _load_pdf(source: Source, streamed: bool, block_size: int) -> LoadedDocument
     return document
 
 
-def _pdf_pages(reader, handle: BinaryIO) -> Iterator[str]:
+def _pdf_pages(reader: PdfReader, handle: IO[bytes]) -> Iterator[str]:
     """The text of each page, one page at a time, separated by blank lines."""
     with handle:
         for number, page in enumerate(reader.pages, start=1):

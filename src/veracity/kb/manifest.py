@@ -20,6 +20,7 @@ import tempfile
 from dataclasses import asdict, dataclass, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from veracity.kb.chunking import ChunkSettings
 from veracity.kb.paths import unusable
@@ -101,7 +102,7 @@ class Manifest:
         """The files of the current generation."""
         return GenerationFiles(kb / self.generation)
 
-    def updated(self, **changes) -> Manifest:
+    def updated(self, **changes: Any) -> Manifest:
         """A copy with `changes` and a fresh `updated_at`."""
         return replace(self, updated_at=utc_now(), **changes)
 
@@ -113,11 +114,12 @@ def is_knowledge_base(kb: Path) -> bool:
     return kb.is_dir() and any(p.name.startswith(GENERATION_PREFIX) for p in kb.iterdir())
 
 
-def _typed(name: str, value: object, annotation: str) -> object:
-    expected = {"int": int, "str": str}[annotation]
-    if not isinstance(value, expected) or isinstance(value, bool) or (expected is int and value < 0):
-        raise TypeError(f"{name} = {value!r} is not a valid {annotation}")
-    return value
+def _typed(name: str, value: object, annotation: str) -> int | str:
+    if annotation == "int" and isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if annotation == "str" and isinstance(value, str):
+        return value
+    raise TypeError(f"{name} = {value!r} is not a valid {annotation}")
 
 
 def read_manifest(kb: Path, *, model_id: str, dimensions: int) -> Manifest | None:
@@ -146,7 +148,8 @@ def read_manifest(kb: Path, *, model_id: str, dimensions: int) -> Manifest | Non
             kb, f"it was built with the embedding model {data.get('model_id')!r}; this veracity uses {model_id!r}"
         )
     try:
-        manifest = Manifest(**{f.name: _typed(f.name, data[f.name], f.type) for f in fields(Manifest)})
+        values: dict[str, Any] = {f.name: _typed(f.name, data[f.name], str(f.type)) for f in fields(Manifest)}
+        manifest = Manifest(**values)
         manifest.settings  # noqa: B018 - validates the chunk settings
     except (KeyError, TypeError, ValueError) as exc:
         raise unusable(kb, f"{MANIFEST_NAME} is incomplete or invalid ({exc!r})") from exc

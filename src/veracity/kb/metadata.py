@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 _SCHEMA = """
 CREATE TABLE documents (
@@ -103,7 +104,7 @@ def copy_database(source: Path, target: Path) -> None:
         old.close()
 
 
-def _document(row: Sequence) -> DocumentInfo:
+def _document(row: Sequence[Any]) -> DocumentInfo:
     path, title, sha256, size, mtime, ingested_at, chunks, notes = row
     return DocumentInfo(path, title, sha256, size, mtime, ingested_at, chunks, tuple(json.loads(notes)))
 
@@ -128,6 +129,13 @@ def documents_matching(connection: sqlite3.Connection, exact: str, prefix: str |
     return [(id_, path) for id_, path in rows if path == exact or (prefix and path.startswith(prefix))]
 
 
+def _inserted_id(cursor: sqlite3.Cursor) -> int:
+    """The row id an INSERT just created."""
+    if cursor.lastrowid is None:
+        raise RuntimeError("SQLite gave no row id for an insert")
+    return cursor.lastrowid
+
+
 def insert_document(connection: sqlite3.Connection, path: str, *, sha256: str, size: int, mtime: float | None,
                     ingested_at: str) -> int:
     """Add a document row (title and chunk count are filled in by `finish_document`); return its id."""
@@ -135,7 +143,7 @@ def insert_document(connection: sqlite3.Connection, path: str, *, sha256: str, s
         "INSERT INTO documents (path, title, sha256, size, mtime, ingested_at) VALUES (?, '', ?, ?, ?, ?)",
         (path, sha256, size, mtime, ingested_at),
     )
-    return int(cursor.lastrowid)
+    return _inserted_id(cursor)
 
 
 def finish_document(connection: sqlite3.Connection, document_id: int, *, title: str, chunks: int,
@@ -156,7 +164,7 @@ def insert_chunk(connection: sqlite3.Connection, document_id: int, *, index: int
         (document_id, index, start, end, text, sentence_row, len(sentence_spans),
          json.dumps([list(span) for span in sentence_spans])),
     )
-    return int(cursor.lastrowid)
+    return _inserted_id(cursor)
 
 
 def chunk_ids_of(connection: sqlite3.Connection, document_id: int) -> list[int]:
@@ -204,8 +212,9 @@ def fetch_chunks(connection: sqlite3.Connection, ids: Sequence[int]) -> dict[int
         f" WHERE c.id IN ({marks})",
         [int(i) for i in ids],
     ).fetchall()
-    records = {}
-    for row in rows:
-        spans = tuple((int(start), int(end)) for start, end in json.loads(row[9]))
-        records[row[0]] = ChunkRecord(*row[:9], sentence_spans=spans)
+    records: dict[int, ChunkRecord] = {}
+    for chunk_id, path, title, index, start, end, text, sentence_row, sentence_count, spans_json in rows:
+        spans = tuple((int(first), int(last)) for first, last in json.loads(spans_json))
+        records[chunk_id] = ChunkRecord(chunk_id, path, title, index, start, end, text, sentence_row, sentence_count,
+                                        spans)
     return records

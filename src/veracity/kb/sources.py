@@ -6,7 +6,10 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 SUPPORTED_SUFFIXES: dict[str, str] = {
     ".txt": "text",
@@ -34,9 +37,9 @@ class Source:
     """One of the values of `SUPPORTED_SUFFIXES`."""
     size: int
     mtime: float | None
-    opener: Callable[[], BinaryIO]
+    opener: Callable[[], IO[bytes]]
 
-    def open(self) -> BinaryIO:
+    def open(self) -> IO[bytes]:
         """Open the document's bytes for reading."""
         return self.opener()
 
@@ -104,6 +107,15 @@ def discover(paths: Iterable[str | Path]) -> tuple[list[Source], list[Skipped]]:
     return list(sources.values()), skipped
 
 
+def _bytes_opener(entry: Traversable) -> Callable[[], IO[bytes]]:
+    """A function that opens `entry` for reading bytes when it is called."""
+
+    def open_entry() -> IO[bytes]:
+        return entry.open("rb")
+
+    return open_entry
+
+
 def demo_sources() -> list[Source]:
     """The bundled demo notes (`veracity/kb/demo/*.md`) as sources keyed `demo:<file name>`."""
     from importlib import resources
@@ -117,7 +129,7 @@ def demo_sources() -> list[Source]:
             kind="markdown",
             size=len(entry.read_bytes()),
             mtime=None,
-            opener=lambda entry=entry: entry.open("rb"),
+            opener=_bytes_opener(entry),
         )
         for entry in notes
     ]

@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from veracity.contracts import SearchHit
+from veracity.errors import KnowledgeBaseError
 from veracity.kb import metadata
 from veracity.kb.chunking import ChunkSettings
-from veracity.errors import KnowledgeBaseError
-from veracity.kb.paths import missing
 from veracity.kb.generation import open_metadata, verify
 from veracity.kb.ingest import (
     FileResult,
@@ -35,12 +34,12 @@ from veracity.kb.manifest import (
     is_knowledge_base,
     read_manifest,
 )
-from veracity.kb.paths import default_kb_path
+from veracity.kb.paths import default_kb_path, missing
 from veracity.kb.sources import DEMO_PREFIX, Source, demo_sources, discover
 
 if TYPE_CHECKING:
-    from veracity.kb.writer import GenerationBuilder
     from veracity.kb.index import IndexReader
+    from veracity.kb.writer import GenerationBuilder
     from veracity.offline.embedder import Embedder
 
 
@@ -163,16 +162,14 @@ class KnowledgeBase:
         with self._loading:
             if self._reader is not None and identity == self._reader_identity:
                 return self._reader
-            for attempt in (1, 2):
-                manifest = self.manifest()
-                try:
-                    reader = IndexReader(self.path, manifest)
-                    break
-                except KnowledgeBaseError:
-                    # A concurrent ingest may have swapped generations while we read: try the new one once.
-                    if attempt == 2 or _manifest_identity(self.path / MANIFEST_NAME) == identity:
-                        raise
-                    identity = _manifest_identity(self.path / MANIFEST_NAME)
+            try:
+                reader = IndexReader(self.path, self.manifest())
+            except KnowledgeBaseError:
+                # A concurrent ingest may have swapped generations while we read: try the new one once.
+                if _manifest_identity(self.path / MANIFEST_NAME) == identity:
+                    raise
+                identity = _manifest_identity(self.path / MANIFEST_NAME)
+                reader = IndexReader(self.path, self.manifest())
             self._reader, self._reader_identity = reader, identity
             return reader
 
@@ -229,8 +226,8 @@ class KnowledgeBase:
             settings = ChunkSettings.resolve(chunk_tokens, overlap_tokens, base)
             if previous is not None and settings != previous.settings:
                 raise KnowledgeBaseError(
-                    f"the knowledge base at {self.path} cuts chunks of {base.chunk_tokens} tokens with "
-                    f"{base.overlap_tokens} overlap; to change that, rebuild it: "
+                    f"the knowledge base at {self.path} cuts chunks of {previous.settings.chunk_tokens} tokens with "
+                    f"{previous.settings.overlap_tokens} overlap; to change that, rebuild it: "
                     f"veracity ingest --replace --kb {self.path} --chunk-tokens N PATH..."
                 )
             progress.started(len(sources) + len(skipped))

@@ -4,23 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 STORED_DTYPE = np.float16
 """Sentence vectors are stored at half precision: half the disk, and well within the judge's tolerance."""
 
 
-def mean_vector(sentence_vectors: np.ndarray) -> np.ndarray:
+def mean_vector(sentence_vectors: NDArray[np.floating[Any]]) -> NDArray[np.float32]:
     """A chunk's dense vector: the L2-normalised mean of its sentence vectors (float32)."""
-    mean = np.asarray(sentence_vectors, dtype=np.float32).mean(axis=0)
-    return mean / max(float(np.linalg.norm(mean)), 1e-12)
+    mean: NDArray[np.float32] = np.asarray(sentence_vectors, dtype=np.float32).mean(axis=0)
+    unit: NDArray[np.float32] = mean / max(float(np.linalg.norm(mean)), 1e-12)
+    return unit
 
 
-def normalised(vectors: np.ndarray) -> np.ndarray:
+def normalised(vectors: NDArray[np.floating[Any]]) -> NDArray[np.float32]:
     """Stored vectors back as unit-length float32 rows."""
-    vectors = np.asarray(vectors, dtype=np.float32)
-    return vectors / np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
+    rows = np.asarray(vectors, dtype=np.float32)
+    unit: NDArray[np.float32] = rows / np.clip(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12, None)
+    return unit
 
 
 class SentenceSpool:
@@ -64,6 +68,7 @@ def write_sentences(path: Path, total: int, dimensions: int, segments: Iterable[
     del out
 
 
-def read_sentences(path: Path) -> np.ndarray:
+def read_sentences(path: Path) -> NDArray[np.float16]:
     """Memory-map a sentence vector file."""
-    return np.load(path, mmap_mode="r", allow_pickle=False)
+    mapped: NDArray[np.float16] = np.load(path, mmap_mode="r", allow_pickle=False)
+    return mapped

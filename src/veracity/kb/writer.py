@@ -17,7 +17,6 @@ import numpy as np
 
 from veracity.kb import metadata
 from veracity.kb.chunking import Chunk, ChunkSettings
-from veracity.kb.paths import unusable
 from veracity.kb.generation import (
     check_counts,
     load_dense,
@@ -35,6 +34,7 @@ from veracity.kb.manifest import (
     utc_now,
     write_manifest,
 )
+from veracity.kb.paths import unusable
 from veracity.kb.vectors import SentenceSpool, write_sentences
 
 
@@ -70,7 +70,7 @@ class GenerationBuilder:
         try:
             if previous is None:
                 self._old_sentences = np.zeros((0, dimensions), dtype=np.float16)
-                self._dense = faiss.IndexIDMap2(faiss.IndexFlatIP(dimensions))
+                self._dense: faiss.Index = faiss.IndexIDMap2(faiss.IndexFlatIP(dimensions))
             else:
                 self._old_sentences = load_sentences(kb, previous)
                 self._dense = load_dense(kb, previous)
@@ -160,23 +160,24 @@ class GenerationBuilder:
 
     def _remove_dense(self, ids: list[int]) -> None:
         if ids:
-            self._dense.remove_ids(np.asarray(ids, dtype=np.int64))
+            # faiss's Python wrapper takes an id array here; its stubs list only IDSelector
+            self._dense.remove_ids(np.asarray(ids, dtype=np.int64))  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------ finishing
 
     def _sentence_segments(self, spooled: np.ndarray, layout: list[tuple[int, int, int]]) -> Iterator[np.ndarray]:
         """The sentence rows of every remaining chunk in chunk id order, merged into contiguous runs."""
         old_rows = self._old_sentences.shape[0]
-        run_start = run_end = None
+        run: tuple[int, int] | None = None
         for _, row, count in layout:
-            if run_start is not None and row == run_end and (row < old_rows) == (run_start < old_rows):
-                run_end += count
+            if run is not None and row == run[1] and (row < old_rows) == (run[0] < old_rows):
+                run = (run[0], run[1] + count)
                 continue
-            if run_start is not None:
-                yield self._rows(spooled, run_start, run_end)
-            run_start, run_end = row, row + count
-        if run_start is not None:
-            yield self._rows(spooled, run_start, run_end)
+            if run is not None:
+                yield self._rows(spooled, *run)
+            run = (row, row + count)
+        if run is not None:
+            yield self._rows(spooled, *run)
 
     def _rows(self, spooled: np.ndarray, start: int, end: int) -> np.ndarray:
         old_rows = self._old_sentences.shape[0]
