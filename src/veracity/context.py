@@ -62,7 +62,9 @@ class Context:
         default=2, metadata={"description": "Revise rounds that re-judge failing claims."}
     )
     search_attempts: int = field(default=3, metadata={"description": "Evidence search attempts per claim."})
-    search_timeout: float = field(default=20.0, metadata={"description": "Seconds before one search attempt times out."})
+    search_timeout: float = field(
+        default=20.0, metadata={"description": "Seconds before one search attempt times out."}
+    )
     search_backoff: float = field(
         default=0.5, metadata={"description": "Initial back-off in seconds between search attempts (exponential)."}
     )

@@ -14,6 +14,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from veracity.errors import ToolErrorKind
+
 Label = Literal["supported", "refuted", "unverifiable"]
 """The three verdicts a claim can receive."""
 
@@ -141,7 +143,7 @@ class ToolFailure(BaseModel):
     step: Literal["gather_evidence"] = "gather_evidence"
     claim_id: str
     backend: str
-    error: Literal["timeout", "rate_limit", "malformed", "auth", "unavailable", "error"]
+    error: ToolErrorKind
     attempts: int
     message: str
 

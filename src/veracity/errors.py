@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 
 class VeracityError(Exception):
     """Base class for errors veracity raises to its caller."""
@@ -15,10 +17,14 @@ class ConfigurationError(VeracityError):
     """A model or evidence backend is not configured, e.g. a missing API key."""
 
 
+ToolErrorKind = Literal["timeout", "rate_limit", "malformed", "auth", "unavailable", "error"]
+"""How an evidence backend call failed."""
+
+
 class ToolError(VeracityError):
     """An evidence backend call failed; `kind` says how, `transient` whether to retry."""
 
-    def __init__(self, kind: str, message: str, *, transient: bool = True) -> None:
+    def __init__(self, kind: ToolErrorKind, message: str, *, transient: bool = True) -> None:
         super().__init__(message)
         self.kind = kind
         self.transient = transient

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 
 @pytest.fixture
-def veracity_eval() -> Callable:
+def veracity_eval() -> Callable[..., Any]:
     """`veracity.evaluation.assert_eval`: run an evaluation and fail the test below a minimum score.
 
     Example::

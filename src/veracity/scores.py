@@ -7,11 +7,15 @@ against coverage exactly like an unverifiable one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from veracity.contracts import Claim, Evidence, RiskLevel, Verdict
 from veracity.offline.sentences import split_sentences
+
+if TYPE_CHECKING:
+    from veracity.offline.embedder import Embedder
 
 MAX_SENTENCES_PER_CLAIM = 300
 """Evidence sentences scored per claim, at most (keeps long web pages cheap)."""
@@ -35,7 +39,9 @@ def risk_level(confidence: float) -> RiskLevel:
     return "MEDIUM" if confidence >= 0.60 else "HIGH"
 
 
-def support_scores(claims: list[Claim], evidence: dict[str, list[Evidence]], embedder) -> dict[str, float | None]:
+def support_scores(
+    claims: list[Claim], evidence: dict[str, list[Evidence]], embedder: Embedder
+) -> dict[str, float | None]:
     """Per claim, the max cosine of the claim against any sentence of its evidence (None: no evidence)."""
     sentences: dict[str, list[str]] = {}
     for claim in claims:

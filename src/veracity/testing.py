@@ -10,7 +10,8 @@ import asyncio
 import itertools
 import time
 from collections import Counter
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForLLMRun,
@@ -23,7 +24,7 @@ from pydantic import ConfigDict, Field, PrivateAttr
 
 from veracity.contracts import SearchHit
 
-Reply = str | dict | AIMessage | BaseException
+Reply = str | dict[str, Any] | AIMessage | BaseException
 """What a responder returns: text, tool-call arguments, a message, or an exception to raise."""
 
 _ids = itertools.count(1)
@@ -51,7 +52,7 @@ class ScriptedChatModel(BaseChatModel):
     responder: Callable[[list[BaseMessage]], Reply]
     first_token_delay: float = 0.0
     token_delay: float = 0.0
-    calls: list[list[BaseMessage]] = Field(default_factory=list)
+    calls: list[list[BaseMessage]] = Field(default_factory=list, repr=False)  # LangChain logs repr() per call
     _tool_name: str = PrivateAttr(default="output")
 
     @property
@@ -67,9 +68,9 @@ class ScriptedChatModel(BaseChatModel):
         if tools:
             tool = tools[0]
             if isinstance(tool, dict):
-                bound._tool_name = tool.get("title") or tool.get("name") or "output"
+                bound._tool_name = str(tool.get("title") or tool.get("name") or "output")
             else:
-                bound._tool_name = getattr(tool, "__name__", None) or getattr(tool, "name", "output")
+                bound._tool_name = str(getattr(tool, "__name__", None) or getattr(tool, "name", "output"))
         return bound
 
     def calls_matching(self, needle: str) -> int:
@@ -84,7 +85,8 @@ class ScriptedChatModel(BaseChatModel):
         if isinstance(reply, dict):
             import json
 
-            message = AIMessage(content="", tool_calls=[{"name": self._tool_name, "args": reply, "id": f"call_{next(_ids)}"}])
+            call = {"name": self._tool_name, "args": reply, "id": f"call_{next(_ids)}"}
+            message = AIMessage(content="", tool_calls=[call])
             out_text = json.dumps(reply)
         elif isinstance(reply, AIMessage):
             message, out_text = reply, str(reply.content)

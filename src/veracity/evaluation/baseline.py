@@ -7,6 +7,8 @@ the reference a judge has to beat, since it uses nothing but local embeddings.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from veracity.contracts import LABELS
 from veracity.evaluation.dataset import JudgeRow
 from veracity.evaluation.metrics import ClassificationResult, classify
@@ -15,7 +17,8 @@ BASELINE_THRESHOLDS = (0.5, 0.6)
 
 
 def similarity_baselines(
-    rows: tuple[JudgeRow, ...], thresholds: tuple[float, ...] = BASELINE_THRESHOLDS, on_row=None,
+    rows: tuple[JudgeRow, ...], thresholds: tuple[float, ...] = BASELINE_THRESHOLDS,
+    on_row: Callable[[], None] | None = None,
 ) -> dict[str, ClassificationResult]:
     """Score each threshold's baseline on the rows; `on_row()` is called after each row (progress)."""
     from veracity.offline.decision import SimilarityBaselineDecider

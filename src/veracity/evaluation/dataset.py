@@ -18,9 +18,10 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Union
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import ErrorDetails
 
 from veracity.contracts import LABELS, Evidence, Label, NonBlank
 from veracity.errors import InputError
@@ -102,7 +103,7 @@ class ClaimsRow(EndToEndRow):
     expected: list[ExpectedClaim]
 
 
-Row = Union[JudgeRow, PassRow, ClaimsRow]
+Row = JudgeRow | PassRow | ClaimsRow
 ROW_KINDS: dict[type, DatasetKind] = {JudgeRow: "judge", PassRow: "pass", ClaimsRow: "claims"}
 
 
@@ -121,7 +122,7 @@ class Dataset:
         return self.path.name
 
 
-def _describe(error: dict) -> str:
+def _describe(error: ErrorDetails) -> str:
     where = ".".join(str(part) for part in error["loc"])
     kind = error["type"]
     if kind == "missing":
@@ -135,7 +136,7 @@ def _describe(error: dict) -> str:
     return f"'{where}': {error['msg']}"
 
 
-def _row_model(data: dict) -> type[BaseModel]:
+def _row_model(data: dict[str, Any]) -> type[JudgeRow] | type[PassRow] | type[ClaimsRow]:
     if "text" in data or "expected" in data:
         expected = data.get("expected")
         if isinstance(expected, list):
@@ -154,7 +155,7 @@ def parse_row(data: object, line: int) -> Row:
         raise ValueError(f"expected a JSON object, got {type(data).__name__}")
     model = _row_model(data)
     try:
-        row = model.model_validate(data)
+        row: Row = model.model_validate(data)
     except ValidationError as exc:
         problems = []
         for error in exc.errors():
@@ -184,11 +185,11 @@ def load_dataset(path: str | Path) -> Dataset:
     problems: list[str] = []
     first_kind: tuple[DatasetKind, int] | None = None
     seen_ids: dict[str, int] = {}
-    for number, line in enumerate(content.splitlines(), start=1):
-        if not line.strip():
+    for number, text in enumerate(content.splitlines(), start=1):
+        if not text.strip():
             continue
         try:
-            row = parse_row(json.loads(line), number)
+            row = parse_row(json.loads(text), number)
         except json.JSONDecodeError as exc:
             problems.append(f"{path}:{number}: not valid JSON ({exc.msg} at column {exc.colno})")
             continue

@@ -43,7 +43,7 @@ def _matrix(labels: tuple[str, ...], matrix: list[list[int]]) -> list[str]:
     return lines
 
 
-def _note(detail: dict) -> str:
+def _note(detail: dict[str, Any]) -> str:
     if "reason" in detail:
         return str(detail["reason"])
     if detail.get("not_supported"):
@@ -53,8 +53,11 @@ def _note(detail: dict) -> str:
 
 
 def to_markdown(result: EvalResult, gate: Gate | None = None) -> str:
-    """The report: what ran, the scores (mean ± std over runs), per-label scores, the confusion
-    matrix, the baselines, the gate, and the rows the judge got wrong."""
+    """The report as Markdown.
+
+    What ran, the scores (mean ± std over runs), per-label scores, the confusion matrix, the
+    baselines, the gate, and the rows the judge got wrong.
+    """
     runs = len(result.runs)
     spreads = result.aggregate
     dataset = result.dataset

@@ -12,21 +12,29 @@ from __future__ import annotations
 import os
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
-from veracity.evaluation.dataset import Dataset
+from langchain_core.language_models import BaseChatModel
+from langchain_core.retrievers import BaseRetriever
+
+from veracity.evaluation.dataset import Dataset, Row
 from veracity.evaluation.matching import DEFAULT_MATCH_THRESHOLD
+from veracity.evaluation.metrics import balanced_accuracy
 from veracity.evaluation.rows import FAILED, KIND_LABELS, RowOutcome, failed_outcome, gold_labels
 from veracity.evaluation.runner import (
     DEFAULT_CONCURRENCY,
+    EvalMode,
     ProgressCounter,
     baselines_for,
     describe_settings,
     prepare,
 )
 from veracity.evaluation.summary import EvalResult, RunResult
-from veracity.evaluation.metrics import balanced_accuracy
+from veracity.evidence.base import EvidenceBackend
 
+SummaryEvaluator = Callable[[list[dict[str, Any]], list[dict[str, Any]]], dict[str, Any]]
+"""A LangSmith summary evaluator: every row's outputs and reference outputs in, one score out."""
 
 NO_OUTPUT = "the experiment recorded no output for this row"
 
@@ -65,19 +73,19 @@ def upload_dataset(client: Any, dataset: Dataset) -> str:
     return name
 
 
-def _row_score(outputs: dict) -> dict:
+def _row_score(outputs: dict[str, Any]) -> dict[str, Any]:
     return {"key": "pass_score", "score": outputs.get("score", 0.0)}
 
 
-def _row_failed(outputs: dict) -> dict:
+def _row_failed(outputs: dict[str, Any]) -> dict[str, Any]:
     return {"key": "judge_failure", "score": int(bool(outputs.get("failed", True)))}
 
 
-def _summary_balanced_accuracy(labels: tuple[str, ...]):
-    def summary(outputs: list[dict], reference_outputs: list[dict]) -> dict:
+def _summary_balanced_accuracy(labels: tuple[str, ...]) -> SummaryEvaluator:
+    def summary(outputs: list[dict[str, Any]], reference_outputs: list[dict[str, Any]]) -> dict[str, Any]:
         gold: list[str] = []
         predicted: list[str] = []
-        for out, reference in zip(outputs, reference_outputs):
+        for out, reference in zip(outputs, reference_outputs, strict=True):
             out = out or {}
             if "predicted" in out and "gold" in out:  # claims rows add unmatched items to the gold side
                 gold += out["gold"]
@@ -95,14 +103,14 @@ def _summary_balanced_accuracy(labels: tuple[str, ...]):
 async def arun_langsmith_eval(
     dataset: Dataset,
     *,
-    mode="auto",
-    model=None,
-    backend=None,
+    mode: EvalMode = "auto",
+    model: BaseChatModel | str | None = None,
+    backend: EvidenceBackend | BaseRetriever | None = None,
     runs: int = 1,
     concurrency: int = DEFAULT_CONCURRENCY,
     match_threshold: float = DEFAULT_MATCH_THRESHOLD,
     baseline: bool = False,
-    on_progress=None,
+    on_progress: Callable[[int, int], None] | None = None,
     tags: list[str] | None = None,
     client: Any = None,
     **settings: Any,
@@ -125,7 +133,7 @@ async def arun_langsmith_eval(
     rows = {row.id: row for row in dataset.rows}
     tick = ProgressCounter.for_eval(dataset, runs, baseline, on_progress)
 
-    async def target(inputs: dict) -> dict:
+    async def target(inputs: dict[str, Any]) -> dict[str, Any]:
         outcome = await evaluator.evaluate(rows[inputs["row_id"]], dataset.kind)
         tick()
         return outcome.to_dict()
@@ -135,7 +143,8 @@ async def arun_langsmith_eval(
         target,
         data=name,
         evaluators=[_row_score, _row_failed],
-        summary_evaluators=[_summary_balanced_accuracy(KIND_LABELS[dataset.kind])],
+        # LangSmith also accepts (outputs, reference_outputs) summary evaluators; its stubs list only (runs, examples)
+        summary_evaluators=[_summary_balanced_accuracy(KIND_LABELS[dataset.kind])],  # type: ignore[list-item]
         experiment_prefix=f"veracity-{dataset.path.stem}",
         metadata={"veracity_runs_as": description, "veracity_dataset_sha256": dataset.sha256},
         max_concurrency=concurrency,
@@ -145,13 +154,19 @@ async def arun_langsmith_eval(
     by_row: dict[str, list[RowOutcome]] = defaultdict(list)
     async for item in results:
         outputs = item["run"].outputs or {}
-        row_id = item["example"].inputs["row_id"]
+        example = item["example"]
+        if example is None:
+            raise RuntimeError("LangSmith returned an experiment run without its dataset example")
+        row_id = (example.inputs or {})["row_id"]
         by_row[row_id].append(_outcome_from_outputs(row_id, outputs, rows[row_id], dataset))
     seconds_per_run = (time.perf_counter() - started) / runs  # repetitions interleave, so only the mean is known
     run_results = [
         RunResult(
             kind=dataset.kind,
-            outcomes=[by_row[row.id][i] if i < len(by_row[row.id]) else failed_outcome(row, dataset.kind, NO_OUTPUT) for row in dataset.rows],
+            outcomes=[
+                by_row[row.id][i] if i < len(by_row[row.id]) else failed_outcome(row, dataset.kind, NO_OUTPUT)
+                for row in dataset.rows
+            ],
             wall_seconds=seconds_per_run,
         )
         for i in range(runs)
@@ -164,7 +179,7 @@ async def arun_langsmith_eval(
     )
 
 
-def _outcome_from_outputs(row_id: str, outputs: dict, row, dataset: Dataset) -> RowOutcome:
+def _outcome_from_outputs(row_id: str, outputs: dict[str, Any], row: Row, dataset: Dataset) -> RowOutcome:
     if "predicted" not in outputs:  # the target raised inside LangSmith's runner
         return failed_outcome(row, dataset.kind, outputs.get("error", NO_OUTPUT))
     fields = {k: outputs[k] for k in ("gold", "predicted", "score", "failures", "tokens_in", "tokens_out",

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from veracity.offline.embedder import Embedder
 
 DEFAULT_MATCH_THRESHOLD = 0.7
 """Least cosine similarity (local MiniLM embeddings) for an extracted claim to count as an expected one."""
@@ -19,7 +23,8 @@ class ClaimPair:
 
 
 def match_claims(
-    expected: Sequence[str], extracted: Sequence[str], *, threshold: float = DEFAULT_MATCH_THRESHOLD, embedder=None,
+    expected: Sequence[str], extracted: Sequence[str], *, threshold: float = DEFAULT_MATCH_THRESHOLD,
+    embedder: Embedder | None = None,
 ) -> list[ClaimPair]:
     """Match claims one-to-one, most similar pairs first, keeping pairs at or above `threshold`.
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 
 def _check(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) -> None:
@@ -37,7 +38,7 @@ def confusion_matrix(gold: Sequence[str], predicted: Sequence[str], labels: Sequ
     _check(gold, predicted, labels)
     index = {label: i for i, label in enumerate(labels)}
     matrix = [[0] * len(labels) for _ in labels]
-    for g, p in zip(gold, predicted):
+    for g, p in zip(gold, predicted, strict=True):
         matrix[index[g]][index[p]] += 1
     return matrix
 
@@ -95,7 +96,7 @@ class ClassificationResult:
         rule = "|---|" + "---:|" * (len(self.labels) + 1)
         rows = [
             f"| {label} | " + " | ".join(str(n) for n in row) + f" | {sum(row)} |"
-            for label, row in zip(self.labels, self.matrix)
+            for label, row in zip(self.labels, self.matrix, strict=True)
         ]
         totals = [sum(row[j] for row in self.matrix) for j in range(len(self.labels))]
         rows.append("| total | " + " | ".join(str(n) for n in totals) + f" | {self.total} |")
@@ -109,7 +110,7 @@ class ClassificationResult:
             lines.append(f"| {label} | {s.precision:.3f} | {s.recall:.3f} | {s.f1:.3f} | {s.support} | {s.predicted} |")
         return "\n".join(lines)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every number."""
         return {
             "labels": list(self.labels),

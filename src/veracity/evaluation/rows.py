@@ -7,13 +7,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from veracity.graph import build_claim_graph, compile_graph
+from langchain_core.runnables import RunnableConfig
+
+from veracity.checker import Checker
 from veracity.context import Context
 from veracity.contracts import LABELS, Claim, Report
 from veracity.errors import ConfigurationError
 from veracity.evaluation.dataset import ClaimsRow, DatasetKind, JudgeRow, PassRow, Row
 from veracity.evaluation.matching import DEFAULT_MATCH_THRESHOLD, match_claims
-from veracity.runtime.resources import Resources
+from veracity.state import ClaimInput
 
 FAILED = "failed"
 """Predicted label of a row (or claim) whose check failed: a gate, tool or input failure. It scores 0."""
@@ -65,23 +67,21 @@ def gold_labels(row: Row, kind: DatasetKind) -> list[str]:
         return [row.label]
     if isinstance(row, PassRow):
         return ["pass" if row.expected.passes else "fail"]
-    assert isinstance(row, ClaimsRow)
     return [claim.label for claim in row.expected]
 
 
 class RowEvaluator:
-    """Evaluates rows with one set of models and settings (the graphs are compiled once)."""
+    """Evaluates rows with one `Checker` (its graphs compiled once) and one set of settings."""
 
     def __init__(
-        self, resources: Resources, context: Context, *, match_threshold: float = DEFAULT_MATCH_THRESHOLD,
+        self, checker: Checker, context: Context, *, match_threshold: float = DEFAULT_MATCH_THRESHOLD,
         tags: list[str] | None = None,
     ) -> None:
-        self.resources = resources
+        self.checker = checker
+        self.resources = checker.resources
         self.context = context
         self.match_threshold = match_threshold
         self.tags = ["veracity", "veracity-eval", *(tags or [])]
-        self._claim_graph = build_claim_graph(resources)
-        self._graph = compile_graph(resources)
 
     def context_for(self, row: Row) -> Context:
         """The row's settings: a row with a source is checked against that source only."""
@@ -108,17 +108,18 @@ class RowEvaluator:
                 self.resources.chat_model(self.context)
             return f"judge: {mode.model}; evidence: each row's own"
         default_embedder().embed(["warm-up"])
-        with_source = next((row for row in rows if row.source is not None), None)
-        without_source = next((row for row in rows if row.source is None), None)
+        checked = [row for row in rows if not isinstance(row, JudgeRow)]
+        with_source = next((row for row in checked if row.source is not None), None)
+        without_source = next((row for row in checked if row.source is None), None)
         described = []
-        for row in filter(None, (with_source, without_source)):
+        for row in (found for found in (with_source, without_source) if found is not None):
             mode = self.resources.preflight(self.context_for(row))
             described.append("evidence: each row's source" if mode.source else f"evidence: {mode.search}")
         if mode.offline:
             default_entailment_model()
         return f"model: {mode.model}; " + ", ".join(described)
 
-    def _config(self, row: Row) -> dict:
+    def _config(self, row: Row) -> RunnableConfig:
         return {"run_name": "veracity.eval.row", "tags": self.tags, "metadata": {"veracity_eval_row": row.id}}
 
     async def evaluate(self, row: Row, kind: DatasetKind) -> RowOutcome:
@@ -131,8 +132,8 @@ class RowEvaluator:
             if isinstance(row, JudgeRow):
                 outcome = await self._judge_row(row)
             else:
-                result = await self._graph.ainvoke(
-                    {"text": row.text}, context=self.context_for(row), config=self._config(row)
+                result = await self.checker.graph.ainvoke(
+                    {"text": row.text}, self._config(row), context=self.context_for(row)
                 )
                 report: Report = result["report"]
                 outcome = self._pass_row(row, report) if isinstance(row, PassRow) else self._claims_row(row, report)
@@ -145,10 +146,10 @@ class RowEvaluator:
 
     async def _judge_row(self, row: JudgeRow) -> RowOutcome:
         claim = Claim(id="c1", text=row.claim, source=row.claim, span=(0, len(row.claim)))
-        result = await self._claim_graph.ainvoke(
-            {"claim": claim, "revision": 0, "prior_evidence": row.evidence_items(claim.id), "source_mode": False},
-            context=self.context, config=self._config(row),
-        )
+        branch: ClaimInput = {
+            "claim": claim, "revision": 0, "prior_evidence": row.evidence_items(claim.id), "source_mode": False,
+        }
+        result = await self.checker.claim_graph.ainvoke(branch, self._config(row), context=self.context)
         trace = result.get("trace", [])
         tokens_in, tokens_out = sum(r.tokens_in for r in trace), sum(r.tokens_out for r in trace)
         failure = (result.get("judge_failures") or {}).get("c1")
@@ -182,15 +183,15 @@ class RowEvaluator:
     def _claims_row(self, row: ClaimsRow, report: Report) -> RowOutcome:
         whole_failures = [f.message for f in report.failures if f.kind == "gate" and f.step in ("input", "extract")]
         if whole_failures:
-            gold = [claim.label for claim in row.expected]
-            return RowOutcome(row.id, gold, [FAILED] * len(gold), 0.0, failures=whole_failures,
+            expected_labels: list[str] = [claim.label for claim in row.expected]
+            return RowOutcome(row.id, expected_labels, [FAILED] * len(expected_labels), 0.0, failures=whole_failures,
                               tokens_in=report.tokens_in, tokens_out=report.tokens_out)
         failed_claims = {f.claim_id: f.message for f in report.failures if getattr(f, "claim_id", None)}
         extracted = report.claims
         pairs = match_claims(
             [c.claim for c in row.expected], [c.text for c in extracted], threshold=self.match_threshold
         )
-        gold: list[str] = []
+        gold_per_claim: list[str] = []
         predicted: list[str] = []
         matches = []
         for pair in pairs:
@@ -203,15 +204,15 @@ class RowEvaluator:
             else:
                 verdict = report.verdict_for(claim.id)
                 label = verdict.label if verdict is not None else FAILED
-            gold.append(expected.label if expected is not None else UNMATCHED)
+            gold_per_claim.append(expected.label if expected is not None else UNMATCHED)
             predicted.append(label)
             matches.append({
                 "expected": expected.claim if expected else None, "extracted": claim.text if claim else None,
-                "similarity": pair.similarity, "gold": gold[-1], "predicted": label,
+                "similarity": pair.similarity, "gold": gold_per_claim[-1], "predicted": label,
             })
-        correct = sum(g == p for g, p in zip(gold, predicted))
+        correct = sum(g == p for g, p in zip(gold_per_claim, predicted, strict=True))
         return RowOutcome(
-            row.id, gold, predicted, correct / len(gold) if gold else 1.0,
+            row.id, gold_per_claim, predicted, correct / len(gold_per_claim) if gold_per_claim else 1.0,
             failures=list(failed_claims.values()),
             tokens_in=report.tokens_in, tokens_out=report.tokens_out, detail={"mode": report.mode, "matches": matches},
         )

@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
 
-from veracity.runtime.blocking import run_blocking
+from veracity.checker import Checker
 from veracity.context import DEFAULT_MODEL, Context
-from veracity.evaluation.dataset import Dataset, JudgeRow, load_dataset
+from veracity.evaluation.dataset import Dataset, JudgeRow, Row, load_dataset
 from veracity.evaluation.matching import DEFAULT_MATCH_THRESHOLD
+from veracity.evaluation.metrics import ClassificationResult
 from veracity.evaluation.rows import RowEvaluator, RowOutcome
 from veracity.evaluation.summary import EvalResult, RunResult
 from veracity.evidence.base import EvidenceBackend
+from veracity.runtime.blocking import run_blocking
 from veracity.runtime.modes import OFFLINE
-from veracity.runtime.resources import Resources
 
 EvalMode = Literal["auto", "offline", "llm"]
 
@@ -42,6 +44,7 @@ class ProgressCounter:
         return cls(len(dataset.rows) * (runs + int(baseline)), on_progress)
 
     def __call__(self) -> None:
+        """Count one finished row and report the progress."""
         self.done += 1
         if self.on_progress is not None:
             self.on_progress(self.done, self.total)
@@ -67,7 +70,7 @@ async def run_rows(
     """One pass over the dataset; at most `concurrency` rows are checked at once."""
     limit = asyncio.Semaphore(concurrency)
 
-    async def one(row) -> RowOutcome:
+    async def one(row: Row) -> RowOutcome:
         async with limit:
             outcome = await evaluator.evaluate(row, dataset.kind)
         if on_row is not None:
@@ -140,9 +143,8 @@ def prepare(
         settings = {**settings, "model": chosen}
         chosen = None
     context = Context.from_settings(**settings)
-    evaluator = RowEvaluator(
-        Resources(model=chosen, backend=backend), context, match_threshold=match_threshold, tags=tags
-    )
+    checker = Checker(model=chosen, backend=backend)
+    evaluator = RowEvaluator(checker, context, match_threshold=match_threshold, tags=tags)
     return dataset, evaluator, evaluator.preflight(dataset.rows)
 
 
@@ -156,7 +158,9 @@ def describe_settings(
     }
 
 
-async def baselines_for(dataset: Dataset, *, on_row: Callable[[], None] | None = None) -> dict:
+async def baselines_for(
+    dataset: Dataset, *, on_row: Callable[[], None] | None = None
+) -> dict[str, ClassificationResult]:
     """The similarity-threshold baselines on a judge dataset's rows (computed in a worker thread)."""
     from veracity.evaluation.baseline import similarity_baselines
 

@@ -9,8 +9,8 @@ from functools import cached_property
 from typing import Any
 
 from veracity.evaluation.dataset import Dataset
-from veracity.evaluation.rows import FAILED, KIND_LABELS, UNMATCHED, RowOutcome
 from veracity.evaluation.metrics import ClassificationResult, classify
+from veracity.evaluation.rows import FAILED, KIND_LABELS, UNMATCHED, RowOutcome
 
 DEFAULT_METRIC = "balanced_accuracy"
 
@@ -63,7 +63,8 @@ class RunResult:
         values["balanced_accuracy"] = result.balanced_accuracy
         values["accuracy"] = result.accuracy
         gold_labels = [label for label in self.labels if result.per_label[label].support and label != UNMATCHED]
-        values["macro_f1"] = statistics.fmean(result.per_label[label].f1 for label in gold_labels) if gold_labels else 0.0
+        f1_scores = [result.per_label[label].f1 for label in gold_labels]
+        values["macro_f1"] = statistics.fmean(f1_scores) if f1_scores else 0.0
         for label in self.labels:
             if label == FAILED:
                 continue
@@ -174,8 +175,7 @@ class EvalResult:
 
     def summed_matrix(self) -> list[list[int]] | None:
         """The confusion matrix summed over runs (rows gold, columns predicted)."""
-        matrices = [run.classification for run in self.runs]
-        matrices = [m for m in matrices if m is not None]
+        matrices = [run.classification for run in self.runs if run.classification is not None]
         if not matrices:
             return None
         size = len(self.labels)

@@ -49,5 +49,7 @@ class SourceTextBackend:
 
     async def search(self, query: str, *, limit: int) -> list[SearchHit]:
         """The passages, ranked by shared words with `query`; all of them when they fit in `limit`."""
-        ranked = sorted(self.passages, key=lambda p: -_overlap(query, p)) if len(self.passages) > limit else self.passages
+        ranked = self.passages
+        if len(ranked) > limit:
+            ranked = sorted(ranked, key=lambda p: -_overlap(query, p))
         return [SearchHit(title=self.title, url=self.url, text=p) for p in ranked[:limit]]

@@ -8,6 +8,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -67,10 +68,11 @@ def key_matches(given: str | None, expected: str) -> bool:
     return given is not None and hmac.compare_digest(given.encode(), expected.encode())
 
 
-def presented_key(headers) -> str | None:
+def presented_key(headers: Headers) -> str | None:
     """The key from ``X-API-Key`` or ``Authorization: Bearer ...``."""
-    if headers.get("x-api-key"):
-        return headers["x-api-key"]
+    key = headers.get("x-api-key")
+    if key:
+        return key
     scheme, _, token = headers.get("authorization", "").partition(" ")
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
 
