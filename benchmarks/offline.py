@@ -414,13 +414,13 @@ def log(message: str) -> None:
 def child_ingest(config: dict) -> dict:
     """Ingest throughput with the real embedder, in this fresh process."""
     from veracity.kb import KnowledgeBase
-    from veracity.offline.embedder import Embedder, default_embedder
+    from veracity.offline.model.embedder import Embedder, default_embedder
 
     articles = load_articles(Path(config["data_dir"]))
     limit = config["sentences"] or sum(len(sentences) for _, sentences in articles)  # default: one pass, all of them
     sources = [memory_source(key, text) for key, text in
                documents(articles, config["seed"], prefix="bench-ingest:", limit_sentences=limit)]
-    from veracity.offline import embedder as embedder_module
+    from veracity.offline.model import embedder as embedder_module
 
     # Load, before the clock starts, the embedder ingest uses (a separate multi-core one where the
     # package has `bulk_embedder`) and the one checks use.
@@ -581,9 +581,9 @@ def install_recorder() -> Recorder:
     from veracity.kb.lexical import LexicalIndex
     from veracity.kb.store import KnowledgeBase
     from veracity.offline import extractor
-    from veracity.offline.embedder import Embedder
-    from veracity.offline.entailment import EntailmentModel
-    from veracity.offline.judge import OfflineJudge
+    from veracity.offline.model.embedder import Embedder
+    from veracity.offline.model.entailment import EntailmentModel
+    from veracity.offline.judge.reference_judge import OfflineJudge
 
     recorder = Recorder()
     recorder.wrap(extractor, "extract_claims_offline", "extract", sets_context="extract")
@@ -603,7 +603,7 @@ def count_embedders() -> list:
     """Wrap `Embedder.__init__` to keep (weak references to) every embedder the process creates."""
     import weakref
 
-    from veracity.offline.embedder import Embedder
+    from veracity.offline.model.embedder import Embedder
 
     made: list = []
     original = Embedder.__init__
@@ -626,7 +626,7 @@ def profiled_pass(one, paragraphs: list[str]) -> tuple[list[dict], str]:
     import pstats
 
     from veracity.kb.store import KnowledgeBase
-    from veracity.offline.judge import OfflineJudge
+    from veracity.offline.judge.reference_judge import OfflineJudge
 
     thread_profiles: list[cProfile.Profile] = []
     originals = {(KnowledgeBase, "search"): KnowledgeBase.search, (OfflineJudge, "judge"): OfflineJudge.judge}
@@ -708,8 +708,8 @@ def child_check(config: dict) -> dict:
     """Warm check latency against one knowledge base, in this fresh process."""
     import_started = time.perf_counter()
     import veracity
-    from veracity.offline.embedder import default_embedder
-    from veracity.offline.entailment import default_entailment_model
+    from veracity.offline.model.embedder import default_embedder
+    from veracity.offline.model.entailment import default_entailment_model
 
     import_seconds = time.perf_counter() - import_started
     embedders = count_embedders()
@@ -1045,7 +1045,7 @@ def markdown(result: dict) -> str:
         f"Commit `{rev['head']}` ({rev['head_subject']!r}), tree {'dirty' if rev['dirty'] else 'clean'}"
         + (f"; src/ changes: {', '.join(line.strip() for line in rev['dirty_src'])}" if rev["dirty_src"] else "")
         + ".",
-        (f"Offline judge measured: `src/veracity/offline/entailment_judge.py` mtime {judge.get('mtime')}, "
+        (f"Offline judge measured: `src/veracity/offline/judge/entailment_judge.py` mtime {judge.get('mtime')}, "
         f"sha256 {judge.get('sha256_12')}…, git status: {judge.get('git_status')}; entailment model "
         f"sha256 {rev['entailment_model']['sha256_12']}…, settings {json.dumps(rev['entailment_model']['judge_settings'])}."),
         (f"Machine: {m['cpus']} CPUs ({m['cpu_model']}), {m['memory_gib']} GiB RAM, {m['platform']}, Python "

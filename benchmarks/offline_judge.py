@@ -55,10 +55,10 @@ from claim_split import ClaimSplit  # noqa: E402
 from veracity.contracts import LABELS, Evidence, JudgeOutput  # noqa: E402
 from veracity.evaluation.metrics import ClassificationResult, classify  # noqa: E402
 from veracity.nodes.gates import citation_problem  # noqa: E402
-from veracity.offline.decision import HeuristicDecider, SimilarityBaselineDecider  # noqa: E402
-from veracity.offline.embedder import Embedder  # noqa: E402
-from veracity.offline.entailment_judge import EntailmentJudge  # noqa: E402
-from veracity.offline.judge import OfflineJudge, to_judge_output  # noqa: E402
+from veracity.offline.judge.decision import HeuristicDecider, SimilarityBaselineDecider  # noqa: E402
+from veracity.offline.model.embedder import Embedder  # noqa: E402
+from veracity.offline.judge.entailment_judge import EntailmentJudge  # noqa: E402
+from veracity.offline.judge.reference_judge import OfflineJudge, to_judge_output  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 BINARY_LABELS = ("supported", "not_supported")

@@ -37,8 +37,8 @@ import numpy as np
 from claim_split import DEFAULT_DATA_DIR, SPLIT_SEED, ClaimSplit
 from veracity.contracts import LABELS, Evidence
 from veracity.evaluation.metrics import balanced_accuracy
-from veracity.offline.entailment import EntailmentModel
-from veracity.offline.entailment_judge import EntailmentDecider, EntailmentJudge, JudgeSettings
+from veracity.offline.model.entailment import EntailmentModel
+from veracity.offline.judge.entailment_judge import EntailmentDecider, EntailmentJudge, JudgeSettings
 
 ASSETS = Path(__file__).resolve().parents[1] / "src" / "veracity" / "offline" / "assets" / "entailment"
 FILES = ("climatefever_claims.jsonl", "factcheckgpt_pairs.dev.jsonl")

@@ -162,8 +162,8 @@ def mined_passage_rows(benchmark_dir: Path, assets: Path) -> list[dict]:
     the judge). The claim-level label is the passage's label.
     """
     from veracity.contracts import Evidence
-    from veracity.offline.entailment import EntailmentModel
-    from veracity.offline.entailment_judge import EntailmentJudge
+    from veracity.offline.model.entailment import EntailmentModel
+    from veracity.offline.judge.entailment_judge import EntailmentJudge
 
     judge = EntailmentJudge(model=EntailmentModel(folder=assets, threads=torch.get_num_threads()))
     split = ClaimSplit(benchmark_dir)

@@ -15,7 +15,7 @@ from veracity.contracts import Claim, Evidence, RiskLevel, Verdict
 from veracity.offline.sentences import split_sentences
 
 if TYPE_CHECKING:
-    from veracity.offline.embedder import Embedder
+    from veracity.offline.model.embedder import Embedder
 
 MAX_SENTENCES_PER_CLAIM = 300
 """Evidence sentences scored per claim, at most (keeps long web pages cheap)."""

@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from veracity.offline import embedder as embedder_module
-from veracity.offline.embedder import DIMENSIONS, default_embedder
+from veracity.offline.model import embedder as embedder_module
+from veracity.offline.model.embedder import DIMENSIONS, default_embedder
 
 
 def test_concurrent_first_use_shares_one_instance(monkeypatch) -> None:

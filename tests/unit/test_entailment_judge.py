@@ -16,10 +16,10 @@ import pytest
 import veracity
 from veracity.contracts import Evidence, JudgeOutput
 from veracity.nodes.gates import citation_problem
-from veracity.offline.decision import Candidate
-from veracity.offline.entailment import LABEL_ORDER, EntailmentModel, Probabilities, assets_folder, load_config
-from veracity.offline.entailment_judge import EntailmentDecider, EntailmentJudge, JudgeSettings
-from veracity.offline.signals import compute_signals
+from veracity.offline.judge.decision import Candidate
+from veracity.offline.model.entailment import LABEL_ORDER, EntailmentModel, Probabilities, assets_folder, load_config
+from veracity.offline.judge.entailment_judge import EntailmentDecider, EntailmentJudge, JudgeSettings
+from veracity.offline.judge.signals import compute_signals
 
 DEMO = resources.files("veracity.kb").joinpath("demo")
 

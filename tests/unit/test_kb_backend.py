@@ -11,7 +11,7 @@ from veracity.errors import ConfigurationError, ToolError
 from veracity.evidence.base import EvidenceBackend
 from veracity.evidence.kb import KnowledgeBaseBackend
 from veracity.kb import KB_ENV, KnowledgeBase, KnowledgeBaseError
-from veracity.offline.embedder import default_embedder
+from veracity.offline.model.embedder import default_embedder
 from veracity.offline.sentences import split_sentences
 
 

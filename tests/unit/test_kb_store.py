@@ -24,7 +24,7 @@ from veracity.kb import (
 )
 from veracity.kb.lock import writer_lock
 from veracity.kb.manifest import MANIFEST_NAME
-from veracity.offline.embedder import MODEL_ID, default_embedder
+from veracity.offline.model.embedder import MODEL_ID, default_embedder
 from veracity.offline.sentences import split_sentences
 
 

@@ -7,15 +7,15 @@ import pytest
 from veracity.citations import quote_problem
 from veracity.contracts import Evidence, JudgeOutput
 from veracity.nodes.gates import citation_problem
-from veracity.offline.decision import (
+from veracity.offline.judge.decision import (
     Candidate,
     Decision,
     HeuristicDecider,
     HeuristicThresholds,
     SimilarityBaselineDecider,
 )
-from veracity.offline.judge import OfflineJudge, passages, to_judge_output
-from veracity.offline.signals import (
+from veracity.offline.judge.reference_judge import OfflineJudge, passages, to_judge_output
+from veracity.offline.judge.signals import (
     compute_signals,
     description_match,
     entity_coverage,

@@ -21,8 +21,8 @@ def similarity_baselines(
     on_row: Callable[[], None] | None = None,
 ) -> dict[str, ClassificationResult]:
     """Score each threshold's baseline on the rows; `on_row()` is called after each row (progress)."""
-    from veracity.offline.decision import SimilarityBaselineDecider
-    from veracity.offline.judge import OfflineJudge
+    from veracity.offline.judge.decision import SimilarityBaselineDecider
+    from veracity.offline.judge.reference_judge import OfflineJudge
 
     judge = OfflineJudge()
     deciders = {f"similarity@{t:g}": SimilarityBaselineDecider(t) for t in thresholds}

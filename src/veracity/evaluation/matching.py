@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from veracity.offline.embedder import Embedder
+    from veracity.offline.model.embedder import Embedder
 
 DEFAULT_MATCH_THRESHOLD = 0.7
 """Least cosine similarity (local MiniLM embeddings) for an extracted claim to count as an expected one."""
@@ -34,7 +34,7 @@ def match_claims(
     pairs: list[ClaimPair] = []
     if expected and extracted:
         if embedder is None:
-            from veracity.offline.embedder import default_embedder
+            from veracity.offline.model.embedder import default_embedder
 
             embedder = default_embedder()
         vectors = embedder.embed([*expected, *extracted])

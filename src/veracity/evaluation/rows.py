@@ -96,8 +96,8 @@ class RowEvaluator:
         and for whole checks claim matching and reliability scores), and so is the entailment
         model in offline mode, so their one-off start-up is not counted in the first run's wall time.
         """
-        from veracity.offline.embedder import default_embedder
-        from veracity.offline.entailment import default_entailment_model
+        from veracity.offline.model.embedder import default_embedder
+        from veracity.offline.model.entailment import default_entailment_model
 
         if isinstance(rows[0], JudgeRow):
             mode = self.resources.mode(self.context)

@@ -22,7 +22,7 @@ from veracity.offline.sentences import Sentence, split_sentences
 
 if TYPE_CHECKING:
     from veracity.kb.writer import GenerationBuilder
-    from veracity.offline.embedder import Embedder
+    from veracity.offline.model.embedder import Embedder
 
 Status = Literal["added", "updated", "unchanged", "skipped", "removed"]
 

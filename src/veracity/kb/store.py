@@ -40,7 +40,7 @@ from veracity.kb.sources import DEMO_PREFIX, Source, demo_sources, discover
 if TYPE_CHECKING:
     from veracity.kb.index import IndexReader
     from veracity.kb.writer import GenerationBuilder
-    from veracity.offline.embedder import Embedder
+    from veracity.offline.model.embedder import Embedder
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ class KnowledgeBase:
     def embedder(self) -> Embedder:
         """The sentence embedder (the process-wide default unless one was given)."""
         if self._embedder is None:
-            from veracity.offline.embedder import default_embedder
+            from veracity.offline.model.embedder import default_embedder
 
             self._embedder = default_embedder()
         return self._embedder
@@ -123,7 +123,7 @@ class KnowledgeBase:
         """The embedder for ingest: the one given, else a multi-core one for large batches."""
         if self._embedder is not None:
             return self._embedder
-        from veracity.offline.embedder import bulk_embedder
+        from veracity.offline.model.embedder import bulk_embedder
 
         return bulk_embedder()
 
@@ -134,7 +134,7 @@ class KnowledgeBase:
         return is_knowledge_base(self.path)
 
     def _read_manifest(self) -> Manifest | None:
-        from veracity.offline.embedder import DIMENSIONS, MODEL_ID
+        from veracity.offline.model.embedder import DIMENSIONS, MODEL_ID
 
         return read_manifest(self.path, model_id=MODEL_ID, dimensions=DIMENSIONS)
 
@@ -275,7 +275,7 @@ class KnowledgeBase:
 
     def _builder(self, previous: Manifest | None, settings: ChunkSettings) -> GenerationBuilder:
         from veracity.kb.writer import GenerationBuilder
-        from veracity.offline.embedder import DIMENSIONS, MODEL_ID
+        from veracity.offline.model.embedder import DIMENSIONS, MODEL_ID
 
         return GenerationBuilder(self.path, previous, settings, model_id=MODEL_ID, dimensions=DIMENSIONS)
 

@@ -61,7 +61,7 @@ def build_report(state: FactCheckState, scores: dict[str, float | None] | None =
 
 def finalize_report(state: FactCheckState) -> FactCheckState:
     """Graph node: score support with local embeddings and write the assembled report."""
-    from veracity.offline.embedder import default_embedder
+    from veracity.offline.model.embedder import default_embedder
 
     watch = Stopwatch()
     claims = state.get("claims", [])

@@ -20,7 +20,7 @@ from veracity.runtime.models import init_model
 from veracity.runtime.modes import Mode, resolve_mode
 
 if TYPE_CHECKING:
-    from veracity.offline.entailment_judge import EntailmentJudge
+    from veracity.offline.judge.entailment_judge import EntailmentJudge
 
 
 def _knowledge_base(path: str | None) -> EvidenceBackend:
@@ -41,7 +41,7 @@ def _open_knowledge_base(path: str, *, default: bool) -> EvidenceBackend:
 
 @functools.cache
 def _offline_judge() -> EntailmentJudge:
-    from veracity.offline.entailment_judge import EntailmentJudge
+    from veracity.offline.judge.entailment_judge import EntailmentJudge
 
     return EntailmentJudge()
 

@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from veracity.contracts import Evidence
-from veracity.offline.decision import Candidate, Decision
-from veracity.offline.entailment import default_entailment_model, load_config
-from veracity.offline.judge import (
+from veracity.offline.judge.decision import Candidate, Decision
+from veracity.offline.model.entailment import default_entailment_model, load_config
+from veracity.offline.judge.reference_judge import (
     MAX_SENTENCES_PER_ITEM,
     OfflineJudge,
     most_overlapping,
@@ -34,7 +34,7 @@ from veracity.offline.judge import (
     same_paragraph,
 )
 from veracity.offline.sentences import Sentence
-from veracity.offline.signals import EntitySwap, NegationMismatch, NumberMismatch, Signals, compute_signals
+from veracity.offline.judge.signals import EntitySwap, NegationMismatch, NumberMismatch, Signals, compute_signals
 
 OVERRIDE_SIGNALS = {"number": NumberMismatch, "negation": NegationMismatch, "entity": EntitySwap}
 """Signal kinds a config may name in ``overrides``."""

@@ -4,7 +4,7 @@ A `Decider` sees the claim and its candidate passages (sentences and windows of 
 sentences, each with its cosine similarity, lexical signals and, where scored, the entailment
 model's probabilities) and returns a `Decision`. The rule-based `HeuristicDecider` is the first
 offline judge (`OfflineJudge`'s default); `SimilarityBaselineDecider` is the plain similarity
-threshold used as a benchmark reference; `veracity.offline.entailment_judge.EntailmentDecider`
+threshold used as a benchmark reference; `veracity.offline.judge.entailment_judge.EntailmentDecider`
 rules from the entailment model's probabilities and is the shipped judge's decider.
 """
 
@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from veracity.contracts import Label
-from veracity.offline.entailment import Probabilities
-from veracity.offline.signals import Signals
+from veracity.offline.model.entailment import Probabilities
+from veracity.offline.judge.signals import Signals
 
 
 @dataclass(frozen=True)

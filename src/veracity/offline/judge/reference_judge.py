@@ -1,12 +1,12 @@
 """The first offline judge: local embeddings plus lexical signals, no model API.
 
-The shipped offline judge is `veracity.offline.entailment_judge.EntailmentJudge`, a subclass
+The shipped offline judge is `veracity.offline.judge.entailment_judge.EntailmentJudge`, a subclass
 that adds a trained entailment model; this one stays as the reference it is measured against.
 For one claim and its retrieved evidence items it
 
 1. cuts every item into sentences (`split_sentences`) and two-sentence windows,
 2. embeds the claim and all those passages in one `embed` call and scores them by cosine,
-3. computes the lexical signals of `veracity.offline.signals` on each passage,
+3. computes the lexical signals of `veracity.offline.judge.signals` on each passage,
 4. hands the scored passages to a `Decider` and turns its decision into a `JudgeOutput`-shaped
    dict whose quote is a verbatim slice of the cited evidence text.
 
@@ -23,9 +23,9 @@ from collections.abc import Sequence
 
 from veracity.citations import MIN_QUOTE_CHARS, normalize
 from veracity.contracts import Evidence, JudgeOutput
-from veracity.offline.decision import Candidate, Decider, Decision, HeuristicDecider
+from veracity.offline.judge.decision import Candidate, Decider, Decision, HeuristicDecider
 from veracity.offline.sentences import Sentence, split_sentences
-from veracity.offline.signals import compute_signals, content_stems
+from veracity.offline.judge.signals import compute_signals, content_stems
 
 _BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
 
@@ -91,7 +91,7 @@ class OfflineJudge:
     def embedder(self):
         """The embedder in use (anything with `embed(texts) -> (n, d)` normalised vectors)."""
         if self._embedder is None:
-            from veracity.offline.embedder import default_embedder
+            from veracity.offline.model.embedder import default_embedder
 
             self._embedder = default_embedder()
         return self._embedder
