@@ -15,21 +15,17 @@ from veracity.offline.judge.decision import (
     SimilarityBaselineDecider,
 )
 from veracity.offline.judge.reference_judge import OfflineJudge, passages, to_judge_output
-from veracity.offline.judge.signals import (
-    compute_signals,
+from veracity.offline.judge.entities import (
     description_match,
     entity_coverage,
     entity_swap,
-    extract_quantities,
-    lexical_coverage,
     named_entities,
-    negation_mismatch,
-    number_mismatch,
-    polarity,
-    quantities_agree,
     states_phrase,
-    stem,
 )
+from veracity.offline.judge.negation import negation_mismatch, polarity
+from veracity.offline.judge.numbers import extract_quantities, number_mismatch, quantities_agree
+from veracity.offline.judge.signals import compute_signals
+from veracity.offline.judge.words import lexical_coverage, stem
 
 POLICY = (
     "The customer may return a package within 14 days of the delivery date. "

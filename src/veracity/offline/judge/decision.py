@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from veracity.contracts import Label
-from veracity.offline.model.entailment import Probabilities
 from veracity.offline.judge.signals import Signals
+from veracity.offline.model.entailment import Probabilities
 
 
 @dataclass(frozen=True)

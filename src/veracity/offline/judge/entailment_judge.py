@@ -25,7 +25,6 @@ from dataclasses import dataclass, replace
 
 from veracity.contracts import Evidence
 from veracity.offline.judge.decision import Candidate, Decision
-from veracity.offline.model.entailment import default_entailment_model, load_config
 from veracity.offline.judge.reference_judge import (
     MAX_SENTENCES_PER_ITEM,
     OfflineJudge,
@@ -33,11 +32,12 @@ from veracity.offline.judge.reference_judge import (
     quotable_sentences,
     same_paragraph,
 )
+from veracity.offline.judge.signals import CONTRADICTION_DETECTORS, Contradiction, Signals, compute_signals
+from veracity.offline.model.entailment import default_entailment_model, load_config
 from veracity.offline.sentences import Sentence
-from veracity.offline.judge.signals import EntitySwap, NegationMismatch, NumberMismatch, Signals, compute_signals
 
-OVERRIDE_SIGNALS = {"number": NumberMismatch, "negation": NegationMismatch, "entity": EntitySwap}
-"""Signal kinds a config may name in ``overrides``."""
+OVERRIDE_SIGNALS = tuple(CONTRADICTION_DETECTORS)
+"""Contradiction detectors a config may name in ``overrides``."""
 NEAR_COPY_SIMILARITY = 0.9
 """Cosine at or above which two evidence sentences count as copies of each other (one is scored)."""
 
@@ -129,7 +129,7 @@ class EntailmentDecider:
             f"needs {t.support:.2f}; contradicts {top_refute:.2f}, needs {t.refute:.2f}).",
         )
 
-    def _override(self, signals: Signals) -> NumberMismatch | NegationMismatch | EntitySwap | None:
+    def _override(self, signals: Signals) -> Contradiction | None:
         for name in self.settings.overrides:
             value = getattr(signals, name)
             if value is not None and signals.contradiction is value:
@@ -160,7 +160,8 @@ class EntailmentJudge(OfflineJudge):
 
     def __init__(self, *, embedder=None, model=None, settings: JudgeSettings | None = None) -> None:
         """`model` defaults to `default_entailment_model()` (loaded on first use); `settings` to the
-        ``judge`` section of that model's config."""
+        ``judge`` section of that model's config.
+        """
         self._model = model
         config = getattr(model, "config", None) if model is not None else None
         self.settings = settings or JudgeSettings.from_config(config)

@@ -24,8 +24,9 @@ from collections.abc import Sequence
 from veracity.citations import MIN_QUOTE_CHARS, normalize
 from veracity.contracts import Evidence, JudgeOutput
 from veracity.offline.judge.decision import Candidate, Decider, Decision, HeuristicDecider
+from veracity.offline.judge.signals import compute_signals
+from veracity.offline.judge.words import content_stems
 from veracity.offline.sentences import Sentence, split_sentences
-from veracity.offline.judge.signals import compute_signals, content_stems
 
 _BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
 
@@ -129,7 +130,8 @@ class OfflineJudge:
 
     def output(self, claim: str, candidates: list[Candidate]) -> dict:
         """`judge`'s answer from passages already scored (by `candidates`): the decider's ruling,
-        an unverifiable one citing the closest passage."""
+        an unverifiable one citing the closest passage.
+        """
         closest = max(candidates, key=lambda c: c.similarity, default=None)
         return to_judge_output(self.decider.decide(claim, candidates), closest=closest)
 
