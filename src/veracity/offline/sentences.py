@@ -1,5 +1,8 @@
-"""Sentence segmentation with character spans, shared by the claim splitter, the knowledge
-base and the judge so that all three cut text the same way."""
+"""Sentence segmentation with character spans.
+
+Shared by the claim splitter, the knowledge base and the judges, so that all of them cut text
+the same way.
+"""
 
 from __future__ import annotations
 

@@ -167,7 +167,8 @@ class HeuristicDecider:
         if covered.signals.entity_coverage < t.support_entity_coverage:
             return "The closest evidence is on topic but does not mention every name in the claim."
         if covered.signals.description is False:
-            return "The closest evidence uses the claim's words but does not state that the subject is what the claim says."
+            return ("The closest evidence uses the claim's words but does not state that the subject is what "
+                    "the claim says.")
         return "The evidence is on topic but the signals conflict, so the claim is neither shown nor contradicted."
 
 

@@ -20,8 +20,12 @@ instead.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
 
 from veracity.contracts import Evidence
 from veracity.offline.judge.decision import Candidate, Decision
@@ -33,7 +37,8 @@ from veracity.offline.judge.reference_judge import (
     same_paragraph,
 )
 from veracity.offline.judge.signals import CONTRADICTION_DETECTORS, Contradiction, Signals, compute_signals
-from veracity.offline.model.entailment import default_entailment_model, load_config
+from veracity.offline.model.embedder import Embedder
+from veracity.offline.model.entailment import EntailmentModel, Probabilities, default_entailment_model, load_config
 from veracity.offline.sentences import Sentence
 
 OVERRIDE_SIGNALS = tuple(CONTRADICTION_DETECTORS)
@@ -61,7 +66,7 @@ class JudgeSettings:
     overrides: tuple[str, ...]
 
     @classmethod
-    def from_config(cls, config: dict | None = None) -> JudgeSettings:
+    def from_config(cls, config: dict[str, Any] | None = None) -> JudgeSettings:
         """Read the ``judge`` section of the model's config (the shipped one by default)."""
         judge = (config or load_config())["judge"]
         unknown = set(judge["overrides"]) - set(OVERRIDE_SIGNALS)
@@ -101,12 +106,12 @@ class EntailmentDecider:
         if not scored:
             return Decision("unverifiable", "No evidence text to judge the claim against.")
         t = self.settings
-        top_support = max(c.entailment.supported for c in scored)
-        top_refute = max(c.entailment.refuted for c in scored)
+        top_support = max(_entailment(c).supported for c in scored)
+        top_refute = max(_entailment(c).refuted for c in scored)
         if top_refute >= t.refute and (t.contradiction_first or top_refute >= top_support):
             chosen = _decisive(scored, lambda p: p.refuted, t.refute)
             return Decision(
-                "refuted", f"The evidence contradicts the claim ({chosen.entailment.describe()}).", chosen
+                "refuted", f"The evidence contradicts the claim ({_entailment(chosen).describe()}).", chosen
             )
         if top_support >= t.support:
             entailing = _past(scored, lambda p: p.supported, t.support)
@@ -118,11 +123,11 @@ class EntailmentDecider:
                     return Decision(
                         "refuted",
                         f"{signal.describe()} (the entailment model alone would say supported: "
-                        f"{candidate.entailment.describe()}).",
+                        f"{_entailment(candidate).describe()}).",
                         candidate,
                     )
             chosen = entailing[0]
-            return Decision("supported", f"The evidence entails the claim ({chosen.entailment.describe()}).", chosen)
+            return Decision("supported", f"The evidence entails the claim ({_entailment(chosen).describe()}).", chosen)
         return Decision(
             "unverifiable",
             f"No passage entails or contradicts the claim clearly enough (best: entails {top_support:.2f}, "
@@ -131,19 +136,30 @@ class EntailmentDecider:
 
     def _override(self, signals: Signals) -> Contradiction | None:
         for name in self.settings.overrides:
-            value = getattr(signals, name)
+            value: Contradiction | None = getattr(signals, name)
             if value is not None and signals.contradiction is value:
                 return value
         return None
 
 
-def _past(candidates: list[Candidate], probability, threshold: float) -> list[Candidate]:
+ProbabilityOf = Callable[[Probabilities], float]
+"""Picks one label's probability, e.g. ``lambda p: p.supported``."""
+
+
+def _entailment(candidate: Candidate) -> Probabilities:
+    """The passage's probabilities (the decider reads scored passages only)."""
+    if candidate.entailment is None:
+        raise ValueError(f"the passage of {candidate.evidence_id} at {candidate.start} was not scored")
+    return candidate.entailment
+
+
+def _past(candidates: list[Candidate], probability: ProbabilityOf, threshold: float) -> list[Candidate]:
     """The passages past `threshold`, shortest first, then the most probable."""
-    passing = [c for c in candidates if probability(c.entailment) >= threshold]
-    return sorted(passing, key=lambda c: (c.sentences, -probability(c.entailment), c.evidence_id, c.start))
+    passing = [c for c in candidates if probability(_entailment(c)) >= threshold]
+    return sorted(passing, key=lambda c: (c.sentences, -probability(_entailment(c)), c.evidence_id, c.start))
 
 
-def _decisive(candidates: list[Candidate], probability, threshold: float) -> Candidate:
+def _decisive(candidates: list[Candidate], probability: ProbabilityOf, threshold: float) -> Candidate:
     """The shortest passage past `threshold`, then the most probable one."""
     return _past(candidates, probability, threshold)[0]
 
@@ -158,8 +174,13 @@ class _Item:
 class EntailmentJudge(OfflineJudge):
     """The offline judge with the bundled entailment model; `judge()` as in `OfflineJudge`."""
 
-    def __init__(self, *, embedder=None, model=None, settings: JudgeSettings | None = None) -> None:
-        """`model` defaults to `default_entailment_model()` (loaded on first use); `settings` to the
+    def __init__(
+        self, *, embedder: Embedder | None = None, model: EntailmentModel | None = None,
+        settings: JudgeSettings | None = None,
+    ) -> None:
+        """Set up the judge (nothing is loaded yet).
+
+        `model` defaults to `default_entailment_model()` (loaded on first use); `settings` to the
         ``judge`` section of that model's config.
         """
         self._model = model
@@ -168,7 +189,7 @@ class EntailmentJudge(OfflineJudge):
         super().__init__(embedder=embedder, decider=EntailmentDecider(self.settings))
 
     @property
-    def model(self):
+    def model(self) -> EntailmentModel:
         """The entailment model (anything with `probabilities(premises, hypothesis)`)."""
         if self._model is None:
             self._model = default_entailment_model()
@@ -177,16 +198,16 @@ class EntailmentJudge(OfflineJudge):
     def candidates(self, claim: str, evidence: Sequence[Evidence]) -> list[Candidate]:
         """The claim's closest sentences and the windows around them, each with its probabilities."""
         settings = self.settings
-        items = []
-        for item in evidence:
-            sentences = quotable_sentences(item.text)
-            items.append(_Item(item, sentences, most_overlapping(claim, sentences, MAX_SENTENCES_PER_ITEM)))
+        items: list[_Item] = []
+        for evidence_item in evidence:
+            sentences = quotable_sentences(evidence_item.text)
+            items.append(_Item(evidence_item, sentences, most_overlapping(claim, sentences, MAX_SENTENCES_PER_ITEM)))
         pool = [(n, i) for n, item in enumerate(items) for i in item.kept]
         if not pool:
             return []
         vectors = self.embedder.embed([claim, *(items[n].sentences[i].text for n, i in pool)])
-        similarity = dict(zip(pool, (float(s) for s in vectors[1:] @ vectors[0])))
-        closest = _closest_distinct(pool, similarity, dict(zip(pool, vectors[1:])), settings.top_sentences)
+        similarity = dict(zip(pool, (float(s) for s in vectors[1:] @ vectors[0]), strict=True))
+        closest = _closest_distinct(pool, similarity, dict(zip(pool, vectors[1:], strict=True)), settings.top_sentences)
 
         spans: dict[tuple[int, int, int], float] = {}
         for key in closest:
@@ -207,17 +228,24 @@ class EntailmentJudge(OfflineJudge):
                 signals=compute_signals(claim, text), sentences=last - first + 1,
             ))
         probabilities = self.model.probabilities([c.text for c in candidates], claim)
-        return [replace(c, entailment=p) for c, p in zip(candidates, probabilities)]
+        return [replace(c, entailment=p) for c, p in zip(candidates, probabilities, strict=True)]
 
 
-def _closest_distinct(pool: list, similarity: dict, vectors: dict, count: int) -> list:
+SentenceKey = tuple[int, int]
+"""(evidence item index, sentence index) of one sentence in the pool."""
+
+
+def _closest_distinct(
+    pool: list[SentenceKey], similarity: dict[SentenceKey, float], vectors: dict[SentenceKey, NDArray[np.float32]],
+    count: int,
+) -> list[SentenceKey]:
     """The `count` sentences closest to the claim, skipping near-copies of one already taken.
 
     Knowledge-base chunks often repeat a sentence (a note and a user's document both saying
     "Sydney is the capital of New South Wales"); scoring it twice would crowd out the sentence
     that decides ("Canberra is the capital city of Australia").
     """
-    chosen: list = []
+    chosen: list[SentenceKey] = []
     for key in sorted(pool, key=lambda key: (-similarity[key], key)):
         if len(chosen) == count:
             break
@@ -235,6 +263,6 @@ def _windows(item: _Item, index: int, sizes: tuple[int, ...]) -> list[tuple[int,
             if first < 0 or last >= len(item.sentences):
                 continue
             run = item.sentences[first:last + 1]
-            if all(same_paragraph(item.evidence.text, a, b) for a, b in zip(run, run[1:])):
+            if all(same_paragraph(item.evidence.text, a, b) for a, b in zip(run, run[1:], strict=False)):
                 found.append((first, last))
     return found

@@ -80,11 +80,13 @@ def _named_entities(text: str) -> tuple[Entity, ...]:
             if _is_capitalised(word) and word.lower() not in STOPWORDS | MONTHS | WEEKDAYS:
                 last = probe
                 probe += 1
-            elif word.lower() in _ENTITY_JOINERS and probe + 1 < len(tokens) and _is_capitalised(tokens[probe + 1].group(0)):
+            elif (word.lower() in _ENTITY_JOINERS and probe + 1 < len(tokens)
+                  and _is_capitalised(tokens[probe + 1].group(0))):
                 probe += 1
             else:
                 break
-        entities.append(Entity(text[tokens[first].start():tokens[last].end()], tokens[first].start(), tokens[last].end()))
+        start, end = tokens[first].start(), tokens[last].end()
+        entities.append(Entity(text[start:end], start, end))
         index = last + 1
     return tuple(entities)
 
@@ -271,8 +273,10 @@ def _description_swap(description: DefiniteDescription, sentence: str) -> Entity
 
 
 def _same_slot(claim: str, gone: Entity, sentence: str, new: Entity) -> bool:
-    """Whether two names fill the same slot: same content word next to them, or the two sides of
-    a copula ("Sydney is the capital ..." vs "The capital ... is Canberra").
+    """Whether two names fill the same slot.
+
+    That is: the same content word next to them, or the two sides of a copula ("Sydney is the
+    capital ..." vs "The capital ... is Canberra").
     """
     gone_before, gone_after = _neighbours(claim, gone)
     new_before, new_after = _neighbours(sentence, new)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from veracity.citations import MIN_QUOTE_CHARS, normalize
 from veracity.contracts import Evidence, JudgeOutput
@@ -27,6 +28,9 @@ from veracity.offline.judge.decision import Candidate, Decider, Decision, Heuris
 from veracity.offline.judge.signals import compute_signals
 from veracity.offline.judge.words import content_stems
 from veracity.offline.sentences import Sentence, split_sentences
+
+if TYPE_CHECKING:
+    from veracity.offline.model.embedder import Embedder
 
 _BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
 
@@ -83,13 +87,13 @@ def same_paragraph(text: str, first: Sentence, second: Sentence) -> bool:
 class OfflineJudge:
     """Judges a claim against its evidence with local embeddings and a `Decider` (the heuristic one by default)."""
 
-    def __init__(self, *, embedder=None, decider: Decider | None = None) -> None:
+    def __init__(self, *, embedder: Embedder | None = None, decider: Decider | None = None) -> None:
         """`embedder` defaults to `default_embedder()` (loaded on first use); `decider` to `HeuristicDecider()`."""
         self._embedder = embedder
         self.decider: Decider = decider or HeuristicDecider()
 
     @property
-    def embedder(self):
+    def embedder(self) -> Embedder:
         """The embedder in use (anything with `embed(texts) -> (n, d)` normalised vectors)."""
         if self._embedder is None:
             from veracity.offline.model.embedder import default_embedder
@@ -110,14 +114,14 @@ class OfflineJudge:
                 evidence_id=item.id, text=text, start=start, end=end, similarity=float(similarity),
                 signals=compute_signals(claim, text), sentences=count,
             )
-            for (item, start, end, count), text, similarity in zip(spans, texts, similarities)
+            for (item, start, end, count), text, similarity in zip(spans, texts, similarities, strict=True)
         ]
 
     def decide(self, claim: str, evidence: Sequence[Evidence]) -> Decision:
         """Score the passages and let the decider rule."""
         return self.decider.decide(claim, self.candidates(claim, evidence))
 
-    def judge(self, claim: str, evidence: list[Evidence], *, feedback: str | None = None) -> dict:
+    def judge(self, claim: str, evidence: list[Evidence], *, feedback: str | None = None) -> dict[str, Any]:
         """Return a `JudgeOutput`-shaped dict: label, reason, evidence_id and a verbatim quote.
 
         An unverifiable verdict cites the closest passage (the one most similar to the claim),
@@ -128,15 +132,16 @@ class OfflineJudge:
         """
         return self.output(claim, self.candidates(claim, evidence))
 
-    def output(self, claim: str, candidates: list[Candidate]) -> dict:
-        """`judge`'s answer from passages already scored (by `candidates`): the decider's ruling,
-        an unverifiable one citing the closest passage.
+    def output(self, claim: str, candidates: list[Candidate]) -> dict[str, Any]:
+        """`judge`'s answer from passages already scored (by `candidates`).
+
+        The decider's ruling; an unverifiable one cites the closest passage.
         """
         closest = max(candidates, key=lambda c: c.similarity, default=None)
         return to_judge_output(self.decider.decide(claim, candidates), closest=closest)
 
 
-def to_judge_output(decision: Decision, *, closest: Candidate | None = None) -> dict:
+def to_judge_output(decision: Decision, *, closest: Candidate | None = None) -> dict[str, Any]:
     """Turn a decision into a validated `JudgeOutput` dict; unverifiable ones cite `closest` if given."""
     if decision.label == "unverifiable":
         cited = decision.candidate or closest
@@ -146,7 +151,8 @@ def to_judge_output(decision: Decision, *, closest: Candidate | None = None) -> 
         )
     elif decision.candidate is None:
         output = JudgeOutput(
-            label="unverifiable", reason=f"The decider said {decision.label} without citing a passage: {decision.reason}"
+            label="unverifiable",
+            reason=f"The decider said {decision.label} without citing a passage: {decision.reason}",
         )
     else:
         output = JudgeOutput(

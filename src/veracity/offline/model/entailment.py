@@ -15,8 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 ASSETS = "assets/entailment"
 """Folder of the model, its config and card, inside the `veracity.offline` package."""
@@ -41,10 +43,11 @@ def assets_folder() -> Traversable:
     return resources.files("veracity.offline").joinpath(ASSETS)
 
 
-def load_config(folder: Traversable | None = None) -> dict:
+def load_config(folder: Traversable | None = None) -> dict[str, Any]:
     """The model's ``config.json``: labels, max_length, model file name, thresholds, calibration record."""
     folder = folder or assets_folder()
-    return json.loads(folder.joinpath("config.json").read_text(encoding="utf-8"))
+    config: dict[str, Any] = json.loads(folder.joinpath("config.json").read_text(encoding="utf-8"))
+    return config
 
 
 class EntailmentModel:
@@ -73,7 +76,7 @@ class EntailmentModel:
         self._tokenizer.enable_truncation(max_length=int(self.config["max_length"]), strategy="longest_first")
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
 
-    def _run(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+    def _run(self, pairs: Sequence[tuple[str, str]]) -> NDArray[np.float32]:
         encodings = self._tokenizer.encode_batch(list(pairs))
         feeds = {
             "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
@@ -82,9 +85,10 @@ class EntailmentModel:
         }
         (logits,) = self._session.run(None, feeds)
         shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
-        return shifted / shifted.sum(axis=1, keepdims=True)
+        probabilities: NDArray[np.float32] = shifted / shifted.sum(axis=1, keepdims=True)
+        return probabilities
 
-    def predict(self, pairs: Sequence[tuple[str, str]], *, batch_size: int = 32) -> np.ndarray:
+    def predict(self, pairs: Sequence[tuple[str, str]], *, batch_size: int = 32) -> NDArray[np.float32]:
         """Probabilities, shape (len(pairs), 3) in `LABEL_ORDER`, for (premise, hypothesis) pairs.
 
         Pairs are run in batches of similar length, so padding stays small.
