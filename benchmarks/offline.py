@@ -670,7 +670,7 @@ def isolated_costs(kb_path: str, paragraphs: list[str]) -> dict:
     """
     from veracity.contracts import Evidence
     from veracity.kb.index import CANDIDATES
-    from veracity.offline.extractor import extract_claims_offline
+    from veracity.offline.extract import extract_claims_offline
     from veracity.runtime.resources import _knowledge_base, _offline_judge
 
     kb = _knowledge_base(kb_path).knowledge_base

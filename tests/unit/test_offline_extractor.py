@@ -7,7 +7,7 @@ import pytest
 
 from veracity.contracts import ExtractionOutput
 from veracity.nodes.gates import claims_from_output
-from veracity.offline.extractor import extract_claims_offline
+from veracity.offline.extract import extract_claims_offline
 
 OPERA = (
     "The Sydney Opera House was designed by a Danish architect and opened in 1973. "

@@ -46,7 +46,7 @@ def extraction_messages(
 async def _extract(text: str, context: Context, resources: Resources, errors: list[str], *, offline: bool,
                    source_mode: bool) -> ModelReply:
     if offline:
-        from veracity.offline.extractor import extract_claims_offline
+        from veracity.offline.extract import extract_claims_offline
 
         return ModelReply(payload=extract_claims_offline(text, source_mode=source_mode), tokens_in=0, tokens_out=0)
     messages = extraction_messages(text, context, errors, source_mode=source_mode)

@@ -1,6 +1,10 @@
-"""Offline components: local embeddings, sentence splitting, the claim splitter and the judges.
+"""Offline components: everything that runs with no network and no API key, by concern.
 
-The shipped judge (`entailment_judge`) runs a bundled entailment model (`entailment`); the first
-judge (`judge`, embeddings plus lexical signals) stays for comparison. Nothing here needs a
-network connection or an API key.
+* `extract/`: the deterministic claim splitter (tokens, segments, verbs, coordination,
+  subjects, and the splitter that assembles claims), with its word lists.
+* `judge/`: the shipped entailment judge, its decision rules, the lexical contradiction
+  signals (numbers, negation, names) and the first, reference judge kept for comparison.
+* `model/`: the bundled models, run with onnxruntime: sentence embeddings and the entailment
+  cross-encoder (their files live in `assets/`).
+* `sentences`: sentence segmentation with spans, shared by all of the above and the knowledge base.
 """
