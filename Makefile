@@ -4,7 +4,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 TEXT ?= The Sydney Opera House was designed by a Danish architect and opened in 1973. It has over 2,000 rooms and was funded entirely by the federal government.
 
-.PHONY: check test browser bench clean
+.PHONY: check test lint browser bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,8 +16,12 @@ check: $(BIN)/.installed  ## fact-check TEXT (default: the Sydney Opera House pa
 	@# exit 1 means "some claims are not supported": a finding, not a failure of make
 	$(BIN)/veracity check "$(TEXT)" || [ $$? -eq 1 ]
 
-test: $(BIN)/.installed browser  ## run the test suite (no network, no keys needed)
+test: $(BIN)/.installed browser lint  ## lint and type gates, then the test suite (no network, no keys needed)
 	LANGSMITH_TRACING=false $(BIN)/python -m pytest -q
+
+lint: $(BIN)/.installed  ## ruff (pyflakes, pycodestyle, isort, pyupgrade, pydocstyle, bugbear, async) and mypy --strict on src/
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 browser:  ## Debian's chromium + chromedriver for the web-page test (installed when root with apt-get, else skipped)
 	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \

@@ -13,9 +13,9 @@ What is measured
    Markdown documents of 800-2,500 words. They are fed, from memory, to
    ``KnowledgeBase(tmp).ingest_sources(...)`` with the default chunk settings (600 tokens, 72
    overlap) in a fresh process whose embedders (the ingest one and the checks' one) are loaded,
-   and have embedded one sentence, before the clock starts. Throughput = chunks (and stored sentence vectors) / wall time of the ingest
-   call, commit (BM25 build, FAISS write, fsync) included. The embedder cache starts empty; a
-   sentence repeated in a chunk overlap is embedded once, as in real use.
+   and have embedded one sentence, before the clock starts. Throughput = chunks (and stored
+   sentence vectors) / wall time of the ingest call, commit (BM25 build, FAISS write, fsync)
+   included. The embedder cache starts empty; a sentence repeated in a chunk overlap is embedded once, as in real use.
 
 2. **Warm check latency** of a 5-claim paragraph against knowledge bases of 1k, 10k and 100k
    chunks (``--sizes``): ``veracity.check(paragraph, model="offline", search="kb", kb_path=KB)``
@@ -62,10 +62,10 @@ What is measured
    (``time.perf_counter``, about 60 wrapped calls per check, well under 0.1 ms in all) around
    the offline claim splitter, ``KnowledgeBase.search`` (query embedding, BM25, FAISS + fusion,
    chunk fetch, cache priming) and the offline judge's ``judge`` (embedding of texts missing from
-   the cache, the entailment model's batch, and the rest). The 5 claims' branches run in worker threads and may overlap, so the
-   components summed over the claims can exceed the wall time. ``--profile`` adds a cProfile
-   run of one extra first pass (fresh process, preloaded variant) at the first size of at least
-   10k chunks; the kb searches and judge calls, which run in worker threads, are profiled per
+   the cache, the entailment model's batch, and the rest). The 5 claims' branches run in worker
+   threads and may overlap, so the components summed over the claims can exceed the wall time.
+   ``--profile`` adds a cProfile run of one extra first pass (fresh process, preloaded variant) at
+   the first size of at least 10k chunks; the kb searches and judge calls, which run in worker threads, are profiled per
    call and merged with the main thread's profile.
 
    **Steps alone.** In the preloaded process, after its passes, each step of one claim's branch
@@ -581,9 +581,9 @@ def install_recorder() -> Recorder:
     from veracity.kb.lexical import LexicalIndex
     from veracity.kb.store import KnowledgeBase
     from veracity.offline import extractor
+    from veracity.offline.judge.reference_judge import OfflineJudge
     from veracity.offline.model.embedder import Embedder
     from veracity.offline.model.entailment import EntailmentModel
-    from veracity.offline.judge.reference_judge import OfflineJudge
 
     recorder = Recorder()
     recorder.wrap(extractor, "extract_claims_offline", "extract", sets_context="extract")
@@ -923,8 +923,12 @@ def breakdown(runs: list[dict]) -> dict | None:
     """Mean ms per check of each component (and mean ONNX texts per check)."""
     if not runs or "components_ms" not in runs[0]:
         return None
-    mean = lambda key: statistics.fmean(r["components_ms"].get(key, 0.0) for r in runs)
-    count = lambda key: statistics.fmean(r["component_counts"].get(key, 0) for r in runs)
+    def mean(key: str) -> float:
+        return statistics.fmean(r["components_ms"].get(key, 0.0) for r in runs)
+
+    def count(key: str) -> float:
+        return statistics.fmean(r["component_counts"].get(key, 0) for r in runs)
+
     rows = {
         "extract": mean("extract"), "search": mean("search"), "search.embed": mean("search.embed"),
         "search.bm25": mean("search.bm25"), "search.dense": mean("search.rank") - mean("search.bm25"),
@@ -1037,7 +1041,9 @@ def _ms(value: float) -> str:
 
 
 def markdown(result: dict) -> str:
-    ok = lambda flag: "pass" if flag else "FAIL"
+    def ok(flag: bool) -> str:
+        return "pass" if flag else "FAIL"
+
     m, rev, cfg = result["machine"], result["revision"], result["config"]
     judge = rev.get("offline_judge") or {}
     lines = [
@@ -1047,14 +1053,15 @@ def markdown(result: dict) -> str:
         + ".",
         (f"Offline judge measured: `src/veracity/offline/judge/entailment_judge.py` mtime {judge.get('mtime')}, "
         f"sha256 {judge.get('sha256_12')}…, git status: {judge.get('git_status')}; entailment model "
-        f"sha256 {rev['entailment_model']['sha256_12']}…, settings {json.dumps(rev['entailment_model']['judge_settings'])}."),
+        f"sha256 {rev['entailment_model']['sha256_12']}…, "
+        f"settings {json.dumps(rev['entailment_model']['judge_settings'])}."),
         (f"Machine: {m['cpus']} CPUs ({m['cpu_model']}), {m['memory_gib']} GiB RAM, {m['platform']}, Python "
         f"{m['python']}, onnxruntime {m['onnxruntime']}, faiss {m['faiss']}, numpy {m['numpy']}, "
         f"PYTHONDONTWRITEBYTECODE={m['PYTHONDONTWRITEBYTECODE'] or 'unset'}; "
         f"load average {result['loadavg']['start']} at start, {result['loadavg']['end']} at end."),
         "Other heavy processes seen during the run: "
-        + ("; ".join(result["concurrent"]) if result["concurrent"] else "none (pytest, offline_judge.py, latency.py "
-                                                                          "were looked for before and after each stage)."),
+        + ("; ".join(result["concurrent"]) if result["concurrent"]
+           else "none (pytest, offline_judge.py, latency.py were looked for before and after each stage)."),
         "",
         "### Ingest throughput (real embedder)",
         "",
@@ -1229,7 +1236,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--variants", default="as-shipped,preloaded",
                         help="as-shipped: the process' first call is veracity.check itself; preloaded: "
                              "default_embedder() is called in the main thread before it (comma-separated)")
-    parser.add_argument("--profile", action="store_true", help="add a cProfile run of a first pass at the first size >= 10k chunks (preloaded variant)")
+    parser.add_argument("--profile", action="store_true",
+                        help="add a cProfile run of a first pass at the first size >= 10k chunks (preloaded variant)")
     parser.add_argument("--cli-runs", type=int, default=5, help="timed runs of each CLI command (median reported)")
     parser.add_argument("--ingest-sentences", type=int, default=None,
                         help="Climate-FEVER sentences to ingest for the throughput figure (default: all)")
@@ -1278,7 +1286,8 @@ def main(argv: list[str] | None = None) -> int:
         for size in args.sizes:
             info = ensure_kb(args, size, data_sha)
             print(f"{size:,} chunks: {info['path']} ({'cached' if info['cached'] else 'built'}, "
-                  f"{info['size_bytes'] / 2**20:.0f} MiB, built in {info['demo_seconds'] + info['filler_seconds']:.0f} s)")
+                  f"{info['size_bytes'] / 2**20:.0f} MiB, "
+                  f"built in {info['demo_seconds'] + info['filler_seconds']:.0f} s)")
         print(f"demo-only: {ensure_demo_kb(args)}")
         return 0
     result = measure(args)

@@ -56,9 +56,9 @@ from veracity.contracts import LABELS, Evidence, JudgeOutput  # noqa: E402
 from veracity.evaluation.metrics import ClassificationResult, classify  # noqa: E402
 from veracity.nodes.gates import citation_problem  # noqa: E402
 from veracity.offline.judge.decision import HeuristicDecider, SimilarityBaselineDecider  # noqa: E402
-from veracity.offline.model.embedder import Embedder  # noqa: E402
 from veracity.offline.judge.entailment_judge import EntailmentJudge  # noqa: E402
 from veracity.offline.judge.reference_judge import OfflineJudge, to_judge_output  # noqa: E402
+from veracity.offline.model.embedder import Embedder  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 BINARY_LABELS = ("supported", "not_supported")
@@ -85,7 +85,9 @@ class Dataset:
 
 
 BENCHMARK_PARTS = {"climatefever_claims": "climatefever_claims.jsonl", "factcheckgpt": "factcheckgpt_pairs.dev.jsonl"}
-NLI_FILES = {"fever_dev": "fever_dev_binary.jsonl", "healthver": "healthver.jsonl", "summedits": "summedits_binary.jsonl"}
+NLI_FILES = {
+    "fever_dev": "fever_dev_binary.jsonl", "healthver": "healthver.jsonl", "summedits": "summedits_binary.jsonl",
+}
 DATASETS = {
     "climatefever_claims": Dataset("climatefever_claims", LABELS, "climatefever_claims.jsonl, test part"),
     "factcheckgpt": Dataset("factcheckgpt", LABELS, "factcheckgpt_pairs.dev.jsonl, test part"),

@@ -33,12 +33,12 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
-
 from claim_split import DEFAULT_DATA_DIR, SPLIT_SEED, ClaimSplit
+
 from veracity.contracts import LABELS, Evidence
 from veracity.evaluation.metrics import balanced_accuracy
-from veracity.offline.model.entailment import EntailmentModel
 from veracity.offline.judge.entailment_judge import EntailmentDecider, EntailmentJudge, JudgeSettings
+from veracity.offline.model.entailment import EntailmentModel
 
 ASSETS = Path(__file__).resolve().parents[1] / "src" / "veracity" / "offline" / "assets" / "entailment"
 FILES = ("climatefever_claims.jsonl", "factcheckgpt_pairs.dev.jsonl")
@@ -80,7 +80,7 @@ class CachingModel:
         """As `EntailmentModel.probabilities`, scoring only pairs not seen before."""
         missing = [p for p in dict.fromkeys(premises) if (p, hypothesis) not in self.cache]
         if missing:
-            for premise, scored in zip(missing, self.model.probabilities(missing, hypothesis)):
+            for premise, scored in zip(missing, self.model.probabilities(missing, hypothesis), strict=True):
                 self.cache[(premise, hypothesis)] = scored
         return [self.cache[(p, hypothesis)] for p in premises]
 
@@ -101,7 +101,8 @@ def score_grid(rows: list[dict], candidates: list[list], base: JudgeSettings) ->
     for overrides in OVERRIDE_CHOICES:
         for support in GRID:
             decider = EntailmentDecider(replace(base, support=support, refute=2.0, overrides=overrides))
-            support_side = np.array([decider.decide(r["claim"], found).label for r, found in zip(rows, candidates)])
+            support_side = np.array([decider.decide(r["claim"], found).label
+                                     for r, found in zip(rows, candidates, strict=True)])
             for first, refute in itertools.product(CONTRADICTION_FIRST, GRID):
                 refuted = (top_refute >= refute) & (first | (top_refute >= top_support))
                 predicted = np.where(refuted, "refuted", support_side)
@@ -113,7 +114,7 @@ def score_grid(rows: list[dict], candidates: list[list], base: JudgeSettings) ->
 def verify(rows: list[dict], candidates: list[list], settings: JudgeSettings, expected: float) -> None:
     """Check that the decider alone reproduces the grid's balanced accuracy for `settings`."""
     decider = EntailmentDecider(settings)
-    predicted = [decider.decide(r["claim"], found).label for r, found in zip(rows, candidates)]
+    predicted = [decider.decide(r["claim"], found).label for r, found in zip(rows, candidates, strict=True)]
     measured = balanced_accuracy([r["label"] for r in rows], predicted, LABELS)
     if abs(measured - expected) > 1e-9:
         raise AssertionError(f"grid said {expected}, the decider gives {measured} for {settings}")
@@ -171,16 +172,23 @@ def main(argv: list[str] | None = None) -> int:
         judge = EntailmentJudge(model=model, settings=settings)
         per_file, found_by_file, pairs = {}, {}, 0
         for name, rows in data.items():
-            found = [judge.candidates(r["claim"], [Evidence(id="e1", claim_id="c1", text=r["evidence"], backend="benchmark")])
-                     for r in rows]
+            found = [
+                judge.candidates(
+                    r["claim"], [Evidence(id="e1", claim_id="c1", text=r["evidence"], backend="benchmark")]
+                )
+                for r in rows
+            ]
             pairs += sum(len(f) for f in found)
             per_file[name] = score_grid(rows, found, settings)
             found_by_file[name] = (rows, found)
-        combined = {key: OBJECTIVES[args.objective]([per_file[name][key] for name in FILES]) for key in per_file[FILES[0]]}
+        combined = {
+            key: OBJECTIVES[args.objective]([per_file[name][key] for name in FILES]) for key in per_file[FILES[0]]
+        }
         smooth = smoothed(combined)
         allowed = [key for key in smooth if REQUIRED_OVERRIDES <= set(key[2]) and not key[3]]
         best = max(allowed, key=lambda key: (smooth[key], combined[key]))
-        without = max((key for key in smooth if not key[2] and not key[3]), key=lambda key: (smooth[key], combined[key]))
+        without = max((key for key in smooth if not key[2] and not key[3]),
+                      key=lambda key: (smooth[key], combined[key]))
         first = max((key for key in smooth if key[3]), key=lambda key: (smooth[key], combined[key]))
         chosen_settings = replace(settings, support=best[0], refute=best[1], overrides=best[2],
                                   contradiction_first=best[3])

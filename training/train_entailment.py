@@ -54,7 +54,6 @@ from pathlib import Path
 
 import numpy as np
 import torch
-
 from claim_split import DEFAULT_DATA_DIR as BENCHMARK_DIR
 from claim_split import SPLIT_SEED, ClaimSplit
 
@@ -137,7 +136,9 @@ def augmented(rows: list[dict], share: float, rng: random.Random) -> list[dict]:
     for row in rng.sample(supported, min(count, len(supported))):
         hypothesis = negated(row["hypothesis"])
         if hypothesis is not None:
-            flipped.append({"premise": row["premise"], "hypothesis": hypothesis, "label": "refuted", "source": "negation"})
+            flipped.append(
+                {"premise": row["premise"], "hypothesis": hypothesis, "label": "refuted", "source": "negation"}
+            )
     return swapped + flipped
 
 
@@ -162,8 +163,8 @@ def mined_passage_rows(benchmark_dir: Path, assets: Path) -> list[dict]:
     the judge). The claim-level label is the passage's label.
     """
     from veracity.contracts import Evidence
-    from veracity.offline.model.entailment import EntailmentModel
     from veracity.offline.judge.entailment_judge import EntailmentJudge
+    from veracity.offline.model.entailment import EntailmentModel
 
     judge = EntailmentJudge(model=EntailmentModel(folder=assets, threads=torch.get_num_threads()))
     split = ClaimSplit(benchmark_dir)
@@ -174,7 +175,7 @@ def mined_passage_rows(benchmark_dir: Path, assets: Path) -> list[dict]:
             found = judge.candidates(row["claim"], evidence)
             if not found:
                 continue
-            most = {label: max(found, key=lambda c, l=label: getattr(c.entailment, l)).text
+            most = {label: max(found, key=lambda c, wanted=label: getattr(c.entailment, wanted)).text
                     for label in ("supported", "refuted")}
             texts = [most[row["label"]]] if row["label"] in most else list(dict.fromkeys(most.values()))
             rows += [{"premise": text, "hypothesis": row["claim"], "label": row["label"], "source": f"{name} (mined)"}
@@ -311,7 +312,8 @@ def load_model(path: Path):
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     model = AutoModelForSequenceClassification.from_pretrained(
-        path, num_labels=len(LABELS), id2label=dict(enumerate(LABELS)), label2id={l: i for i, l in enumerate(LABELS)},
+        path, num_labels=len(LABELS), id2label=dict(enumerate(LABELS)),
+        label2id={name: i for i, name in enumerate(LABELS)},
     )
     return model, AutoTokenizer.from_pretrained(path)
 

@@ -17,9 +17,9 @@ import veracity
 from veracity.contracts import Evidence, JudgeOutput
 from veracity.nodes.gates import citation_problem
 from veracity.offline.judge.decision import Candidate
-from veracity.offline.model.entailment import LABEL_ORDER, EntailmentModel, Probabilities, assets_folder, load_config
 from veracity.offline.judge.entailment_judge import EntailmentDecider, EntailmentJudge, JudgeSettings
 from veracity.offline.judge.signals import compute_signals
+from veracity.offline.model.entailment import LABEL_ORDER, EntailmentModel, Probabilities, assets_folder, load_config
 
 DEMO = resources.files("veracity.kb").joinpath("demo")
 
@@ -165,8 +165,8 @@ def test_model_with_other_labels_is_rejected(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- decisions
 
 
-SETTINGS = JudgeSettings(support=0.6, refute=0.6, contradiction_first=False, top_sentences=4, window_around=1, window_sizes=(2, 3),
-                         overrides=("number", "negation"))
+SETTINGS = JudgeSettings(support=0.6, refute=0.6, contradiction_first=False, top_sentences=4, window_around=1,
+                         window_sizes=(2, 3), overrides=("number", "negation"))
 
 
 def candidates(claim: str, *passages: tuple[str, float, float], sentences: int = 1) -> list[Candidate]:

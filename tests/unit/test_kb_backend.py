@@ -15,7 +15,6 @@ from veracity.offline.model.embedder import default_embedder
 from veracity.offline.sentences import split_sentences
 
 
-
 async def test_search_returns_hits_and_primes_the_embedder(demo_kb: KnowledgeBase,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     backend = KnowledgeBaseBackend(demo_kb.path)

@@ -28,7 +28,6 @@ from veracity.offline.model.embedder import MODEL_ID, default_embedder
 from veracity.offline.sentences import split_sentences
 
 
-
 def statuses(report) -> dict[str, str]:
     return {Path(r.key).name: r.status for r in report.results}
 
@@ -399,7 +398,8 @@ def test_open_default_kb_seeds_the_demo(monkeypatch: pytest.MonkeyPatch, tmp_pat
 def test_demo_notes_state_the_key_facts(demo_kb: KnowledgeBase) -> None:
     text = " ".join(hit.text for hit in demo_kb.search("Sydney Opera House Australia", limit=30))
     for fact in ("Jørn Utzon", "20 October 1973", "about 1,000 rooms", "Opera House Lottery", "2007",
-                 "capital of Australia is Canberra", "six states and ten territories", "Australian dollar", "27 million"):
+                 "capital of Australia is Canberra", "six states and ten territories", "Australian dollar",
+                 "27 million"):
         assert fact in text, fact
 
 

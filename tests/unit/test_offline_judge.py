@@ -14,7 +14,6 @@ from veracity.offline.judge.decision import (
     HeuristicThresholds,
     SimilarityBaselineDecider,
 )
-from veracity.offline.judge.reference_judge import OfflineJudge, passages, to_judge_output
 from veracity.offline.judge.entities import (
     description_match,
     entity_coverage,
@@ -24,6 +23,7 @@ from veracity.offline.judge.entities import (
 )
 from veracity.offline.judge.negation import negation_mismatch, polarity
 from veracity.offline.judge.numbers import extract_quantities, number_mismatch, quantities_agree
+from veracity.offline.judge.reference_judge import OfflineJudge, passages, to_judge_output
 from veracity.offline.judge.signals import compute_signals
 from veracity.offline.judge.words import lexical_coverage, stem
 
@@ -78,7 +78,8 @@ def test_opening_year_is_supported(judge: OfflineJudge) -> None:
 
 
 def test_wrong_room_count_is_refuted_by_the_number(judge: OfflineJudge) -> None:
-    output = check(judge, "The Sydney Opera House has over 2,000 rooms.", [evidence("The building has about 1,000 rooms.")])
+    rooms = [evidence("The building has about 1,000 rooms.")]
+    output = check(judge, "The Sydney Opera House has over 2,000 rooms.", rooms)
     assert output["label"] == "refuted"
     assert output["reason"].startswith("number mismatch: claim says over 2,000 rooms, evidence says about 1,000 rooms")
 
@@ -129,7 +130,8 @@ def test_cites_the_right_item_among_several(judge: OfflineJudge) -> None:
 
 
 def test_quotes_survive_unicode_and_whitespace(judge: OfflineJudge) -> None:
-    text = "Intro line.\n\nThe customer may return a package within 14\u00a0days of the delivery date \u2013 no receipt needed."
+    text = ("Intro line.\n\nThe customer may return a package within 14\u00a0days of the delivery date "
+            "\u2013 no receipt needed.")
     output = check(judge, "You can return the package within 14 days of the delivery date.", [evidence(text)])
     assert output["label"] == "supported"
 
@@ -272,7 +274,8 @@ def test_stem_folds_simple_inflections() -> None:
 
 def test_lexical_coverage() -> None:
     claim = "The Sydney Opera House opened in 1973."
-    assert lexical_coverage(claim, "Queen Elizabeth II formally opened the Sydney Opera House on 20 October 1973.") == 1.0
+    opening = "Queen Elizabeth II formally opened the Sydney Opera House on 20 October 1973."
+    assert lexical_coverage(claim, opening) == 1.0
     assert lexical_coverage(claim, "The Opera House is in Sydney.") == pytest.approx(3 / 5)
     assert lexical_coverage(claim, "Bananas are yellow.") == 0.0
     assert lexical_coverage("It is.", "anything") == 0.0
@@ -342,7 +345,8 @@ def test_negation_mismatch() -> None:
 def test_named_entities() -> None:
     names = [e.text for e in named_entities("Queen Elizabeth II opened the Sydney Opera House in October.")]
     assert names == ["Queen Elizabeth II", "Sydney Opera House"]
-    assert [e.text for e in named_entities("Sydney is the capital of New South Wales.")] == ["Sydney", "New South Wales"]
+    found = named_entities("Sydney is the capital of New South Wales.")
+    assert [e.text for e in found] == ["Sydney", "New South Wales"]
     assert [e.text for e in named_entities("The Bank of England raised rates.")] == ["Bank of England"]
     assert named_entities("Rising seas threaten the coast.") == []
 
@@ -356,7 +360,8 @@ def test_entity_swap() -> None:
     # another slot in a non-copular claim
     assert entity_swap("Einstein was born in Ulm.", "Einstein was born in Munich.") is not None
     # an inverted copula states the description about another name too
-    inverted = entity_swap("Sydney is the capital of Australia.", "The capital of Australia is Canberra, a planned city.")
+    inverted = entity_swap("Sydney is the capital of Australia.",
+                           "The capital of Australia is Canberra, a planned city.")
     assert inverted is not None and inverted.evidence_entity == "Canberra"
     # the description must be stated as a phrase, not scattered over the sentence
     scattered = "Melbourne is the capital of Victoria and the second-largest city in Australia."
@@ -369,7 +374,8 @@ def test_entity_swap() -> None:
 def test_description_match() -> None:
     claim = "Sydney is the capital of Australia."
     assert description_match(claim, "Sydney is the capital of Australia, some say.") is True
-    assert description_match(claim, "Sydney is the capital of New South Wales and the largest city in Australia.") is False
+    other_capital = "Sydney is the capital of New South Wales and the largest city in Australia."
+    assert description_match(claim, other_capital) is False
     assert description_match("The Sydney Opera House opened in 1973.", "anything") is None
     assert states_phrase(("capital", "australia"), "the capital city of Australia")
     assert not states_phrase(("capital", "australia"), "the capital of Victoria, a state in the south of Australia")
