@@ -69,7 +69,8 @@ def test_a_thread_streams_per_claim_steps_and_ends_with_the_report(dev_server: s
         thread = await client.threads.create()
         parts = [part async for part in client.runs.stream(
             thread["thread_id"], "factcheck", input={"text": ANSWER},
-            context={"model": "offline", "source_text": POLICY}, stream_mode="updates", stream_subgraphs=True)]
+            context={"model": "offline", "source_text": POLICY}, stream_mode=["updates", "custom"],
+            stream_subgraphs=True)]
         state = await client.threads.get_state(thread["thread_id"])
         return parts, state
 
@@ -82,6 +83,10 @@ def test_a_thread_streams_per_claim_steps_and_ends_with_the_report(dev_server: s
     report = state["values"]["report"]
     assert report["mode"] == "offline+source"
     assert [v["label"] for v in report["verdicts"]] == ["refuted", "supported"]
+    progress = [part.data for part in parts if part.event.startswith("custom")]  # veracity.ProgressEvent, as JSON
+    assert [event["kind"] for event in progress][:2] == ["extracting", "claims"]
+    verdicts = {event["claim"]["id"]: event["verdict"]["label"] for event in progress if event["kind"] == "verdict"}
+    assert verdicts == {"c1": "refuted", "c2": "supported"}
 
 
 def test_the_http_app_is_mounted_beside_the_graph(dev_server: str) -> None:
