@@ -74,8 +74,17 @@ def describe(report: Report) -> str:
         lines.append(line)
     if not lines:
         lines.append(f"- no checkable claims{': ' + report.message if report.message else ''}")
-    lines.append("All claims are supported." if report.ok else "Not every claim is supported.")
+    lines.append(verdict_on_the_whole(report))
     return "\n".join(lines)
+
+
+def verdict_on_the_whole(report: Report) -> str:
+    """One sentence on the whole text, true to its verdicts: never "supported" when a claim is not."""
+    if report.outcome == "incomplete":
+        return "The check is incomplete: not every claim could be checked."
+    if not report.claims:
+        return "No checkable claim was found."
+    return "All claims are supported." if report.passed else "Not every claim is supported."
 
 
 @dataclass(frozen=True)
@@ -127,7 +136,7 @@ class Guard:
         """Run the agent, check its answer and apply the policy."""
         answer = answer_text(await self.agent.ainvoke(agent_input))
         report = await self.checker.acheck(answer, on_progress=self.on_progress)
-        if report.ok:
+        if report.passed:
             return GuardedAnswer(answer, "passed", answer, (report,))
         if self.policy == "annotate":
             return GuardedAnswer(f"{answer}\n\n{annotation(report)}", "annotated", answer, (report,))
@@ -136,7 +145,7 @@ class Guard:
         retry_input = with_feedback(agent_input, answer, rewrite_request(report))
         second = answer_text(await self.agent.ainvoke(retry_input))
         second_report = await self.checker.acheck(second, on_progress=self.on_progress)
-        if second_report.ok:
+        if second_report.passed:
             return GuardedAnswer(second, "rewritten", answer, (report, second_report))
         return GuardedAnswer(self.blocked_answer, "blocked", answer, (report, second_report))
 

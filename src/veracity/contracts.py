@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, computed_field
 
 from veracity.errors import ToolErrorKind
 
@@ -220,7 +220,10 @@ class Report(BaseModel):
     failures: list[Failure] = Field(default_factory=list)
     evaluation: Evaluation
     trace: list[TraceRecord] = Field(default_factory=list)
-    ok: bool = Field(description="True when evaluation passed: every claim has a sound verdict and nothing failed.")
+    ok: bool = Field(
+        description="True when the check is sound: every claim has a verdict with a verified citation (or an honest "
+        "unverifiable) and no search or gate failure is left. It does not say the text is true; see `passed`."
+    )
     summary: Summary
     tokens_in: int = 0
     tokens_out: int = 0
@@ -260,6 +263,15 @@ class Report(BaseModel):
         messages = [failure.message for failure in self.failures]
         messages += [issue.message for issue in self.evaluation.issues if issue.code not in FINDING_CODES]
         return messages
+
+    @computed_field(  # type: ignore[prop-decorator]  # pydantic's documented form; mypy cannot see through it
+        description="True only when the text holds up: every claim is supported and nothing failed "
+        "(a text with no checkable claim passes). A refuted or unverifiable claim fails it."
+    )
+    @property
+    def passed(self) -> bool:
+        """True only when every claim is supported and nothing failed; `ok` only says the check is sound."""
+        return self.outcome == "pass"
 
     @property
     def outcome(self) -> Outcome:

@@ -262,3 +262,10 @@ def test_batch_runs_at_most_its_concurrency_of_checks_at_once() -> None:
         body = post(url, "/factcheck/batch", {"inputs": [{"text": text} for text in texts]}).json()
     assert [report["claims"][0]["text"] for report in body["output"]] == texts
     assert backend.most == 2
+
+
+def test_analyze_does_not_pass_a_refuted_answer_outside_source_mode(offline_url: str) -> None:
+    answer = "Sydney is the capital of Australia."  # the demo knowledge base says Canberra
+    body = post(offline_url, "/analyze", {"query": "What is the capital of Australia?", "answer": answer}).json()
+    assert [c["label"] for c in body["claims_analysis"]] == ["refuted"]
+    assert body["passed"] is False

@@ -121,3 +121,23 @@ def test_guard_passes_on_the_progress_of_its_checks() -> None:
     assert result.action == "passed"
     assert [event.kind for event in heard][:2] == ["extracting", "claims"]
     assert [v.label for v in verdicts] == [v.label for v in result.report.verdicts] == ["supported"]
+
+
+# --------------------------------------------------------------------------- "passed" means true, outside source mode
+
+REFUTED_ANSWER = "Sydney is the capital of Australia."  # the demo knowledge base says Canberra
+
+
+def test_guard_outside_source_mode_does_not_pass_a_refuted_answer() -> None:
+    guard = Guard(scripted_agent(REFUTED_ANSWER), policy="block", model="offline", search="kb")
+    result = guard.invoke("What is the capital of Australia?")
+    report = result.report
+    assert [v.label for v in report.verdicts] == ["refuted"]
+    assert report.ok and not report.passed  # a sound check of a false text
+    assert result.action == "blocked" and result.answer == BLOCKED_ANSWER
+
+
+def test_the_tool_never_says_all_claims_are_supported_under_a_refuted_line() -> None:
+    text = as_tool(model="offline", search="kb").invoke({"statement": REFUTED_ANSWER})
+    assert text.splitlines()[0].startswith("- refuted: Sydney is the capital of Australia.")
+    assert "All claims are supported" not in text and text.endswith("Not every claim is supported.")

@@ -48,14 +48,19 @@ def verdict_table(report: Report) -> Table:
 
 
 def summary_text(report: Report, seconds: float | None = None) -> Text:
-    """A one-line summary: counts, evaluation outcome, tokens and time."""
+    """A one-line summary: counts, whether the text passed (every claim supported), tokens and time."""
     s = report.summary
     line = Text(f"{s.claims} claim(s): ")
     line.append(f"{s.supported} supported", LABEL_STYLES["supported"]).append(", ")
     line.append(f"{s.refuted} refuted", LABEL_STYLES["refuted"]).append(", ")
     line.append(f"{s.unverifiable} unverifiable", LABEL_STYLES["unverifiable"])
-    line.append(" · evaluation ")
-    line.append("passed", "green") if report.evaluation.passed else line.append("FAILED", "bold red")
+    line.append(" · ")
+    if report.passed:
+        line.append("passed", "green")
+    elif report.outcome == "fail":
+        line.append("FAILED: not every claim is supported", "bold red")
+    else:
+        line.append("INCOMPLETE: not every claim could be checked", "bold red")
     line.append(f" · tokens {report.tokens_in} in / {report.tokens_out} out")
     if report.revisions:
         line.append(f" · {report.revisions} revision(s)")

@@ -229,7 +229,7 @@ def _analysis(answer: str, report: Report) -> dict[str, Any]:
     return {
         "answer": answer, "confidence_score": report.confidence_score,
         "hallucination_risk": report.hallucination_risk, "evidence_coverage": report.evidence_coverage,
-        "unsupported_claims": report.unsupported_claims, "claims_analysis": claims, "passed": report.ok,
+        "unsupported_claims": report.unsupported_claims, "claims_analysis": claims, "passed": report.passed,
     }
 
 
