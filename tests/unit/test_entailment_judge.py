@@ -80,7 +80,9 @@ def test_opera_house_opening_year_is_supported_by_its_note(judge: EntailmentJudg
 def test_unrelated_note_is_unverifiable(judge: EntailmentJudge) -> None:
     output = judged(judge, "The Sydney Opera House opened in 1973.", [demo_note("nile")])
     assert output["label"] == "unverifiable", output
-    assert output["evidence_id"] == "nile"  # the closest passage is still cited, for the reader
+    # a note about something else is not quoted at all; the reason names what it lacks
+    assert output["evidence_id"] is None and output["quote"] is None
+    assert "nothing about Sydney Opera House" in output["reason"]
 
 
 def test_the_supporting_note_is_cited_among_several(judge: EntailmentJudge) -> None:

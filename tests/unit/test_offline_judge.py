@@ -50,9 +50,11 @@ def check(judge: OfflineJudge, claim: str, items: list[Evidence]) -> dict:
     """Judge, then assert the output passes the verdict gate's contract and citation check."""
     output = judge.judge(claim, items)
     parsed = JudgeOutput(**output)
-    if parsed.label == "unverifiable" and not items:
-        assert parsed.evidence_id is None and parsed.quote is None
-    else:  # unverifiable verdicts cite the closest passage, which must pass the same check
+    if parsed.label == "unverifiable" and parsed.evidence_id is None:
+        # no evidence, or none about the claim's subject: nothing is quoted
+        assert parsed.quote is None
+        assert not items or "nothing about" in parsed.reason
+    else:  # other unverifiable verdicts cite the closest passage, which must pass the same check
         assert citation_problem(parsed, items) is None
         cited = next(item for item in items if item.id == parsed.evidence_id)
         assert quote_problem(parsed.quote, cited.text) is None
@@ -78,7 +80,7 @@ def test_opening_year_is_supported(judge: OfflineJudge) -> None:
 
 
 def test_wrong_room_count_is_refuted_by_the_number(judge: OfflineJudge) -> None:
-    rooms = [evidence("The building has about 1,000 rooms.")]
+    rooms = [evidence("The building has about 1,000 rooms.").model_copy(update={"title": "Sydney Opera House"})]
     output = check(judge, "The Sydney Opera House has over 2,000 rooms.", rooms)
     assert output["label"] == "refuted"
     assert output["reason"].startswith("number mismatch: claim says over 2,000 rooms, evidence says about 1,000 rooms")
@@ -90,7 +92,7 @@ def test_unrelated_evidence_is_unverifiable(judge: OfflineJudge) -> None:
         [evidence("Bananas are rich in potassium. They grow best in warm, humid climates.")],
     )
     assert output["label"] == "unverifiable"
-    assert output["evidence_id"] == "e1"  # the closest passage is cited, for the reader
+    assert output["evidence_id"] is None  # a text about something else is not quoted
 
 
 def test_no_evidence_is_unverifiable(judge: OfflineJudge) -> None:
@@ -165,7 +167,8 @@ def test_custom_decider_is_used(judge: OfflineJudge) -> None:
         def decide(self, claim: str, candidates: list[Candidate]) -> Decision:
             return Decision("supported", "always", candidates[-1])
 
-    output = OfflineJudge(embedder=judge.embedder, decider=Always()).judge("Anything at all.", [evidence(POLICY)])
+    claim = "The customer may return a package at any time."
+    output = OfflineJudge(embedder=judge.embedder, decider=Always()).judge(claim, [evidence(POLICY)])
     assert output["label"] == "supported" and output["quote"] in POLICY
 
 

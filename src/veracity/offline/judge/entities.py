@@ -112,8 +112,8 @@ def _is_name_word(text: str, tokens: list[re.Match[str]], index: int) -> bool:
     return _is_capitalised(following) or following.lower() in _SINGULAR_VERBS
 
 
-def _mentions(entity: Entity, vocabulary: set[str]) -> bool:
-    """Whether the vocabulary names the entity: its last word, or at least half of its words.
+def mentions(entity: Entity, vocabulary: set[str]) -> bool:
+    """Whether the vocabulary (lower-cased words) names the entity: its last word, or half of its words.
 
     Words match exactly or by a shared prefix of 4+ letters ("Australia"/"Australian").
     """
@@ -140,7 +140,7 @@ def entity_coverage(claim: str, sentence: str) -> float:
     if not entities:
         return 1.0
     vocabulary = set(words(sentence))
-    return sum(_mentions(e, vocabulary) for e in entities) / len(entities)
+    return sum(mentions(e, vocabulary) for e in entities) / len(entities)
 
 
 @dataclass(frozen=True)
@@ -172,11 +172,11 @@ def entity_swap(claim: str, sentence: str) -> EntitySwap | None:
         return _description_swap(description, sentence)
     claim_entities = named_entities(claim)
     sentence_vocabulary = set(words(sentence))
-    missing = [e for e in claim_entities if not _mentions(e, sentence_vocabulary)]
+    missing = [e for e in claim_entities if not mentions(e, sentence_vocabulary)]
     if not missing:
         return None
     claim_vocabulary = set(words(claim))
-    extra = [e for e in named_entities(sentence) if not _mentions(e, claim_vocabulary)]
+    extra = [e for e in named_entities(sentence) if not mentions(e, claim_vocabulary)]
     for gone in missing:
         rest = lexical_coverage(claim, sentence, ignore=frozenset(stem(w) for w in gone.keys))
         if rest < ENTITY_REST_COVERAGE:
@@ -248,7 +248,7 @@ def description_match(claim: str, passage: str) -> bool | None:
     description = definite_description(claim)
     if description is None or len(description.description) > MAX_DESCRIPTION_WORDS:
         return None
-    return _mentions(description.subject, set(words(passage))) and states_phrase(description.description, passage)
+    return mentions(description.subject, set(words(passage))) and states_phrase(description.description, passage)
 
 
 def _description_swap(description: DefiniteDescription, sentence: str) -> EntitySwap | None:
@@ -264,7 +264,7 @@ def _description_swap(description: DefiniteDescription, sentence: str) -> Entity
                 if not names:
                     continue
                 name = names[pick]
-                same = _mentions(description.subject, set(words(name.text))) or _mentions(
+                same = mentions(description.subject, set(words(name.text))) or mentions(
                     name, set(words(description.subject.text))
                 )
                 if not same:

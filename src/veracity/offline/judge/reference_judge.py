@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from veracity.citations import MIN_QUOTE_CHARS, normalize
 from veracity.contracts import Evidence, JudgeOutput
 from veracity.offline.judge.decision import Candidate, Decider, Decision, HeuristicDecider
+from veracity.offline.judge.relevance import claim_subject, off_topic_reason, on_topic
 from veracity.offline.judge.signals import compute_signals
 from veracity.offline.judge.words import content_stems
 from veracity.offline.sentences import Sentence, split_sentences
@@ -124,13 +125,19 @@ class OfflineJudge:
     def judge(self, claim: str, evidence: list[Evidence], *, feedback: str | None = None) -> dict[str, Any]:
         """Return a `JudgeOutput`-shaped dict: label, reason, evidence_id and a verbatim quote.
 
-        An unverifiable verdict cites the closest passage (the one most similar to the claim),
-        so a reader sees what the claim was compared with; it is None only without evidence.
+        Only evidence about the claim's subject is read (see `relevance`): when no item is, the
+        verdict is unverifiable, names what the evidence lacks, and quotes nothing. Otherwise an
+        unverifiable verdict cites the closest passage (the one most similar to the claim), so a
+        reader sees what the claim was compared with.
         `feedback` (from a revise round) is accepted for interface compatibility and ignored:
         the judge is deterministic, and its quotes are exact slices of the evidence, so a
         retry would return the same answer.
         """
-        return self.output(claim, self.candidates(claim, evidence))
+        subject = claim_subject(claim)
+        relevant = on_topic(subject, evidence)
+        if not relevant:
+            return JudgeOutput(label="unverifiable", reason=off_topic_reason(subject, evidence)).model_dump()
+        return self.output(claim, self.candidates(claim, relevant))
 
     def output(self, claim: str, candidates: list[Candidate]) -> dict[str, Any]:
         """`judge`'s answer from passages already scored (by `candidates`).

@@ -1,0 +1,90 @@
+"""Relevance before judgement: is an evidence item about the claim's subject at all?
+
+A passage may decide a claim only when it is about the same thing. Evidence about something
+else (a note on the Nile for a claim about Berlin) says nothing about the claim, so its words
+must neither support nor refute it: the claim is unverifiable, with a reason that names what
+the evidence lacks, and no quote from the unrelated text.
+
+An item (its title and text) is about a claim when it names the claim's subject, or shares at
+least `MIN_SHARED_STEMS` of the claim's content words (all of them, for a claim with fewer). The
+subject is the name a claim opens with ("Berlin is the capital of Germany", "The Sydney Opera
+House has ..."). So a note on Einstein that mentions Germany is not about Berlin, and a note on
+Canberra shares only "capital" with it; a note on global temperatures is about "Global
+temperatures rose" through its words. Deterministic, English-only heuristics.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from veracity.contracts import Evidence
+from veracity.offline.judge.entities import Entity, mentions, named_entities
+from veracity.offline.judge.words import STOPWORDS, content_stems, words
+
+MIN_SHARED_STEMS = 2
+"""Content stems an item must share with a claim to be about it without naming the claim's subject."""
+
+MAX_DESCRIBED_WORDS = 8
+"""Content words used to name a subject that has no name (e.g. "water boils 100 degrees")."""
+
+_LEADING_WORDS = frozenset({"the", "a", "an"})
+_WORD = re.compile(r"[^\W_]+(?:['’.\-][^\W_]+)*")
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What a claim is about: the name it opens with (if any), its content stems, and how to say it."""
+
+    name: Entity | None
+    stems: frozenset[str]
+    described: str
+
+
+def fold_accents(text: str) -> str:
+    """`text` without accents, so that "Angstrom" names "Ångström"."""
+    return "".join(char for char in unicodedata.normalize("NFKD", text) if not unicodedata.combining(char))
+
+
+def claim_subject(claim: str) -> Subject:
+    """The subject of `claim`: the name it opens with, else its content words."""
+    claim = fold_accents(claim)
+    names = named_entities(claim)
+    leading = names[0] if names and set(words(claim[:names[0].start])) <= _LEADING_WORDS else None
+    if leading is not None:
+        described = leading.text
+    else:
+        content = [word for word in _WORD.findall(claim) if word.lower() not in STOPWORDS and word.lower() != "not"]
+        described = " ".join(content[:MAX_DESCRIBED_WORDS]) or claim.strip()
+    return Subject(name=leading, stems=frozenset(content_stems(claim)), described=described)
+
+
+def is_about(subject: Subject, text: str) -> bool:
+    """Whether `text` is about the subject: it names it, or shares enough of the claim's content words."""
+    text = fold_accents(text)
+    if subject.name is not None and mentions(subject.name, set(words(text))):
+        return True
+    if not subject.stems:
+        return False
+    shared = subject.stems & set(content_stems(text))
+    return len(shared) >= min(MIN_SHARED_STEMS, len(subject.stems))
+
+
+def on_topic(subject: Subject, evidence: Sequence[Evidence]) -> list[Evidence]:
+    """The evidence items that are about the subject (by title or text), in their order."""
+    return [item for item in evidence if is_about(subject, f"{item.title}\n{item.text}")]
+
+
+def off_topic_reason(subject: Subject, evidence: Sequence[Evidence]) -> str:
+    """Why no evidence item can decide the claim, in words that name the missing subject."""
+    backends = {item.backend for item in evidence}
+    count = f"{len(evidence)} passage(s)"
+    if backends == {"kb"}:
+        return f"The knowledge base has nothing about {subject.described}: none of the {count} found mentions it."
+    if backends == {"web"}:
+        return f"No search result mentions {subject.described} ({count} read)."
+    if backends == {"source"}:
+        return f"The source says nothing about {subject.described}."
+    return f"None of the evidence ({count}) mentions {subject.described}."

@@ -1,0 +1,80 @@
+"""Relevance before judgement: evidence about something else cannot decide a claim."""
+
+from __future__ import annotations
+
+from veracity.contracts import Evidence
+from veracity.offline.judge.entailment_judge import EntailmentJudge
+from veracity.offline.judge.relevance import claim_subject, is_about, off_topic_reason, on_topic
+
+NILE = "The Nile flows north through Sudan; its two branches meet at Khartoum."
+EINSTEIN = "Albert Einstein was born in Ulm, in the German Empire, in 1879, and later lived in Germany and the US."
+CANBERRA = "Canberra is the capital city of Australia. Sydney is the capital of New South Wales."
+
+
+def item(text: str, *, backend: str = "kb", title: str = "", number: int = 1) -> Evidence:
+    return Evidence(id=f"c1-e{number}", claim_id="c1", title=title, text=text, backend=backend)
+
+
+def test_a_claim_that_opens_with_a_name_is_about_that_name() -> None:
+    subject = claim_subject("Berlin is the capital of Germany.")
+    assert subject.name is not None and subject.name.text == "Berlin" and subject.described == "Berlin"
+    assert not is_about(subject, EINSTEIN)  # mentions Germany, says nothing about Berlin
+    assert not is_about(subject, NILE)
+    assert is_about(subject, "Berlin has been the capital of reunified Germany since 1990.")
+
+
+def test_a_swapped_name_is_still_on_topic_so_it_can_refute() -> None:
+    subject = claim_subject("Sydney is the capital of Australia.")
+    assert is_about(subject, CANBERRA)
+
+
+def test_a_title_counts_as_mentioning_the_subject() -> None:
+    subject = claim_subject("The Sydney Opera House has over 2,000 rooms.")
+    rooms = item("It has about 1,000 rooms, including several performance venues.", title="Sydney Opera House")
+    assert not is_about(subject, rooms.text) and on_topic(subject, [rooms]) == [rooms]
+
+
+def test_without_the_name_two_shared_content_words_are_needed() -> None:
+    subject = claim_subject("Beethoven wrote nine symphonies.")
+    assert not is_about(subject, "Shakespeare wrote 39 plays.")  # "wrote" alone is not the subject
+    assert is_about(subject, "His nine symphonies are among the most performed.")
+
+
+def test_other_claims_need_two_shared_content_words() -> None:
+    subject = claim_subject("You can return the package within 30 days.")
+    assert subject.name is None and "return" in subject.described
+    assert is_about(subject, "Packages may be returned within 14 days of delivery.")
+    assert not is_about(subject, "Returns are handled by our partner.")  # one shared word is not enough
+    assert not is_about(subject, "Shipping is free on orders over 50 dollars.")
+    assert not is_about(claim_subject("2 + 2 = 4."), "Two plus two makes four.")  # nothing to match: not about it
+
+
+def test_a_name_later_in_the_claim_does_not_make_it_the_subject() -> None:
+    subject = claim_subject("There is no trend in hurricane-related flooding in the U.S.")
+    assert subject.name is None
+    assert is_about(subject, "Hurricane-related flooding has no clear long-term trend.")
+
+
+def test_the_reason_names_the_subject_and_where_it_was_looked_for() -> None:
+    subject = claim_subject("Mozart was born in 1756.")
+    kb = off_topic_reason(subject, [item(NILE), item(EINSTEIN, number=2)])
+    assert kb == "The knowledge base has nothing about Mozart: none of the 2 passage(s) found mentions it."
+    assert off_topic_reason(subject, [item(NILE, backend="web")]).startswith("No search result mentions Mozart")
+    assert off_topic_reason(subject, [item(NILE, backend="source")]) == "The source says nothing about Mozart."
+
+
+def test_the_judge_says_unverifiable_without_an_unrelated_quote() -> None:
+    output = EntailmentJudge().judge("Mozart was born in 1756.", [item(EINSTEIN), item(NILE, number=2)])
+    assert output["label"] == "unverifiable" and output["quote"] is None and output["evidence_id"] is None
+    assert "nothing about Mozart" in output["reason"]
+
+
+def test_the_judge_still_refutes_from_evidence_about_the_subject() -> None:
+    output = EntailmentJudge().judge("Sydney is the capital of Australia.", [item(NILE), item(CANBERRA, number=2)])
+    assert output["label"] == "refuted" and output["evidence_id"] == "c1-e2"
+
+
+def test_names_match_without_their_accents() -> None:
+    subject = claim_subject("Angstrom was a Swedish chemist.")
+    assert subject.name is not None and subject.name.text == "Angstrom"
+    assert is_about(subject, "Anders Jonas Ångström (1814–1874) was a Swedish physicist.")
