@@ -9,12 +9,16 @@ events instead of recognising graph nodes by name.
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal
 
 from langgraph.config import get_stream_writer
 from pydantic import BaseModel, Field
 
 from veracity.contracts import Claim, Evidence, Verdict
+
+if TYPE_CHECKING:
+    from veracity.state import ClaimState
 
 ProgressKind = Literal["extracting", "claims", "verdict", "revising"]
 """What happened: extraction started, claims were found, a claim got a verdict, a revise round started."""
@@ -38,3 +42,10 @@ class ProgressEvent(BaseModel):
 def emit(event: ProgressEvent) -> None:
     """Send `event` on the custom stream of the graph run this node belongs to (a no-op when nobody listens)."""
     get_stream_writer()(event)
+
+
+def emit_verdict(state: ClaimState, verdict: Verdict, evidence: Sequence[Evidence] = ()) -> None:
+    """Tell listeners that this claim branch reached `verdict` (with the evidence item it cites, if any)."""
+    cited = next((item for item in evidence if item.id == verdict.evidence_id), None)
+    emit(ProgressEvent(kind="verdict", claim=state["claim"], verdict=verdict, evidence=cited,
+                       revision=state.get("revision", 0)))

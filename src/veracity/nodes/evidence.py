@@ -18,7 +18,7 @@ from veracity.errors import ConfigurationError, ToolError
 from veracity.evidence.base import EvidenceBackend
 from veracity.nodes.names import END, GATHER_EVIDENCE, JUDGE_CLAIM, AfterEvidence, ClaimStart
 from veracity.nodes.timing import Stopwatch
-from veracity.progress import ProgressEvent, emit
+from veracity.progress import emit_verdict
 from veracity.runtime.resources import Resources
 from veracity.state import ClaimState, ClaimUpdate
 
@@ -51,11 +51,6 @@ def _evidence(claim_id: str, backend: str, hits: list[SearchHit]) -> list[Eviden
     ]
 
 
-def _unjudged(state: ClaimState, verdict: Verdict) -> None:
-    """Tell listeners that the claim got its verdict here, with nothing for the judge to read."""
-    emit(ProgressEvent(kind="verdict", claim=state["claim"], verdict=verdict, revision=state.get("revision", 0)))
-
-
 def _failure_update(state: ClaimState, backend: str, error: ToolError, trace: list[TraceRecord]) -> ClaimUpdate:
     claim = state["claim"]
     attempts = max(1, len(trace))
@@ -67,7 +62,7 @@ def _failure_update(state: ClaimState, backend: str, error: ToolError, trace: li
         claim_id=claim.id, label="unverifiable", reason=f"evidence search failed: {error}",
         attempts=0, revision=state.get("revision", 0),
     )
-    _unjudged(state, verdict)
+    emit_verdict(state, verdict)
     return {
         "claim_evidence": [],
         "evidence": {claim.id: []},
@@ -129,7 +124,7 @@ async def gather_evidence(state: ClaimState, runtime: Runtime[Context], *, resou
             claim_id=claim.id, label="unverifiable", reason=NO_EVIDENCE_REASON, attempts=0,
             revision=state.get("revision", 0),
         )
-        _unjudged(state, verdict)
+        emit_verdict(state, verdict)
         update["verdicts"] = {claim.id: verdict}
         update["judge_failures"] = {claim.id: None}
     return update

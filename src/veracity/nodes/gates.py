@@ -31,7 +31,7 @@ from veracity.nodes.names import (
 )
 from veracity.nodes.payload import validate_payload
 from veracity.nodes.timing import Stopwatch
-from veracity.progress import ProgressEvent, emit
+from veracity.progress import ProgressEvent, emit, emit_verdict
 from veracity.state import ClaimInput, ClaimState, FactCheckState, evidence_for
 
 NO_CLAIMS_MESSAGE = "No checkable factual claims found (questions, greetings and opinions are not checked)."
@@ -156,13 +156,6 @@ def _verdict(state: ClaimState, output: JudgeOutput, *, verified: bool) -> Verdi
         attempts=state.get("judge_attempt", 1),
         revision=state.get("revision", 0),
     )
-
-
-def emit_verdict(state: ClaimState, verdict: Verdict, evidence: list[Evidence]) -> None:
-    """Tell listeners that this branch's claim has a verdict (with the evidence item it cites, if any)."""
-    cited = next((item for item in evidence if item.id == verdict.evidence_id), None)
-    emit(ProgressEvent(kind="verdict", claim=state["claim"], verdict=verdict, evidence=cited,
-                       revision=state.get("revision", 0)))
 
 
 def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> Command[AfterVerdict]:
