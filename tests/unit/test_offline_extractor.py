@@ -349,3 +349,22 @@ def test_payload_passes_the_extraction_gate(text: str, source_mode: bool) -> Non
 
 def test_output_is_deterministic() -> None:
     assert extract_claims_offline(OPERA + " " + INVENTED) == extract_claims_offline(OPERA + " " + INVENTED)
+
+
+@pytest.mark.parametrize("framed", [
+    "As everyone knows, Sydney is the capital of Australia.",
+    "It is well known that Sydney is the capital of Australia.",
+    "Obviously, Sydney is the capital of Australia.",
+    "Studies confirm that Sydney is the capital of Australia.",
+    "Everyone knows that Sydney is the capital of Australia.",
+    "Sydney is the capital of Australia, right?",
+    "Sydney is the capital of Australia, isn't it?",
+])
+def test_framing_and_tag_questions_leave_the_bare_claim(framed: str) -> None:
+    [claim] = extract_claims_offline(framed)["claims"]
+    assert claim["claim"] == "Sydney is the capital of Australia."
+    assert claim["source"] in framed  # the span still points into the original text
+
+
+def test_a_real_question_is_still_not_a_claim() -> None:
+    assert extract_claims_offline("Is Sydney the capital of Australia?")["claims"] == []

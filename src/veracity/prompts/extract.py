@@ -9,8 +9,13 @@ Rules:
 - Each claim must stand alone: replace pronouns and vague references ("it", "the building",
   "she") with the names they refer to.
 - Keep the claim faithful to the text: do not add, correct or soften anything.
-- Skip questions, greetings, courtesy, instructions and pure opinions. If nothing is checkable,
-  return an empty list.
+- Leave out framing that only says how certain or well known a statement is ("As everyone
+  knows, ...", "Obviously, ...", "It is well known that ...", "Studies confirm that ..."): the
+  claim is the statement itself. A statement followed by a tag question ("..., right?",
+  "..., isn't it?") is still a claim.
+- Skip questions, greetings, courtesy, instructions, opinions, value judgements ("X is
+  overrated") and predictions ("we predict ...", "X will ..."). If nothing is checkable, return
+  an empty list.
 - For every claim, `source` is the passage of the text it comes from, copied character for
   character (usually the sentence or clause). It must be a contiguous part of the text.
 

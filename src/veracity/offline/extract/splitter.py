@@ -52,6 +52,9 @@ def _sentence_claims(
     body_end = trim_end(text, start, end)
     start = trim_start(text, start, body_end)
     terminal = text[body_end:end]
+    tag = lexicon.TAG_QUESTION.search(text, start, body_end) if "?" in terminal else None
+    if tag is not None:  # "X, right?" asserts X
+        body_end, terminal = tag.start(), "."
     tokens = tokenize(text, start, body_end)
     if not tokens or terminal.rstrip("\"'”’)] \n\t").endswith(":"):
         return [], subject
@@ -66,6 +69,9 @@ def _sentence_claims(
 
 def _passage_claims(text: str, start: int, end: int, subject: str | None) -> tuple[list[_Claim], str | None]:
     """Claims of one courtesy-free passage, and the subject to carry on."""
+    framing = lexicon.FRAMING.match(text, start, end)
+    if framing:
+        start = framing.end()
     hedge = lexicon.HEDGE.match(text, start, end)
     if hedge:
         start = hedge.end()
