@@ -85,7 +85,7 @@ def _summary_balanced_accuracy(labels: tuple[str, ...]) -> SummaryEvaluator:
     def summary(outputs: list[dict[str, Any]], reference_outputs: list[dict[str, Any]]) -> dict[str, Any]:
         gold: list[str] = []
         predicted: list[str] = []
-        for out, reference in zip(outputs, reference_outputs, strict=True):
+        for out, reference in zip(outputs, reference_outputs, strict=False):
             out = out or {}
             if "predicted" in out and "gold" in out:  # claims rows add unmatched items to the gold side
                 gold += out["gold"]
