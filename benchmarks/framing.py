@@ -18,16 +18,14 @@ Run it (from the repository root)::
 from __future__ import annotations
 
 import argparse
-import json
-import random
 from collections import Counter
 from pathlib import Path
+
+from off_topic import FEVER, sample  # the same FEVER dev file and seeded sampling
 
 from veracity.contracts import Evidence
 from veracity.offline.extract import extract_claims_offline
 from veracity.offline.judge.entailment_judge import EntailmentJudge
-
-FEVER = Path(__file__).resolve().parents[1].parent / "shared" / "nli" / "eval" / "fever_dev_binary.jsonl"
 
 FRAMINGS = (
     "As everyone knows, {lower}",
@@ -65,8 +63,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=FEVER, help="FEVER dev file (default: ../shared/nli/eval/...)")
     args = parser.parse_args()
 
-    rows = [json.loads(line) for line in args.data.open(encoding="utf-8")]
-    rows = random.Random(args.seed).sample(rows, args.claims)
+    rows = sample(args.data, args.claims, args.seed)
     judge = EntailmentJudge()
     agreed: Counter[str] = Counter()
     misses: list[str] = []

@@ -35,7 +35,6 @@ OnProgress = Callable[[ProgressEvent], object]
 """A callback that hears each `ProgressEvent` of a check as it happens."""
 
 
-
 class Checker:
     """Fact-checks texts with one compiled graph.
 
@@ -69,11 +68,7 @@ class Checker:
         """The `Context` of a check: this checker's settings, overridden by `settings`."""
         return Context.from_settings(**{**self.settings, **settings})
 
-    def preflight(self, context: Context) -> Mode:
-        """Resolve the mode and raise `ConfigurationError` now if the model or backend cannot be set up."""
-        return self.resources.preflight(context)
-
-    def run_config(self, mode: Mode, tags: list[str] | None = None) -> RunnableConfig:
+    def _run_config(self, mode: Mode, tags: list[str] | None = None) -> RunnableConfig:
         """The run's name, tags and metadata, as LangSmith shows them."""
         model = mode.model if self.bound_model is None else type(self.bound_model).__name__
         return {
@@ -97,7 +92,7 @@ class Checker:
         problem = input_problem(text, context.max_text_chars)
         if problem:
             raise InputError(problem)
-        config = self.run_config(self.preflight(context), tags)
+        config = self._run_config(self.resources.preflight(context), tags)
         if checkpoint is None:
             return await stream_report(self.graph, {"text": text}, config, context, on_progress)
         return await self._resumable(text, config, context, Path(checkpoint), thread_id or uuid.uuid4().hex,
