@@ -111,7 +111,7 @@ def create_app(
     max_body = max_body_bytes or int(os.environ.get("VERACITY_MAX_BODY_BYTES") or DEFAULT_MAX_BODY_BYTES)
     concurrency = batch_concurrency or int(os.environ.get("VERACITY_BATCH_CONCURRENCY") or DEFAULT_BATCH_CONCURRENCY)
     checker = Checker(model=model, **settings)
-    offline_checker = Checker(**{**settings, "model": "offline"})
+    offline_checker = checker if model == "offline" else Checker(**{**settings, "model": "offline"})
 
     app = FastAPI(title="veracity", version=version("veracity"),
                   description="Fact-check text: claims, evidence, verdicts with verified quotes.")
