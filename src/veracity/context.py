@@ -7,6 +7,7 @@ instead.
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
@@ -71,6 +72,13 @@ class Context:
     max_text_chars: int = field(
         default=20_000, metadata={"description": "Longest input text accepted, in characters."}
     )
+    today: str | None = field(
+        default=None,
+        metadata={"description": (
+            "Today's date (YYYY-MM-DD) for computed claims such as ages; unset: the system clock. Recorded on "
+            "each computed verdict."
+        )},
+    )
     extraction_prompt: str = field(
         default=EXTRACT_PROMPT, metadata={"description": "System prompt for claim extraction."}
     )
@@ -78,6 +86,14 @@ class Context:
     revise_feedback: str = field(
         default=REVISE_FEEDBACK, metadata={"description": "Template that turns evaluation issues into judge feedback."}
     )
+
+    def __post_init__(self) -> None:
+        """Reject a `today` that is not a YYYY-MM-DD date, before any work starts."""
+        if self.today is not None:
+            try:
+                datetime.date.fromisoformat(self.today)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"today must be a date as YYYY-MM-DD, got {self.today!r}") from exc
 
     @classmethod
     def from_settings(cls, **settings: Any) -> Context:

@@ -10,6 +10,7 @@ Two kinds of model live here:
 
 from __future__ import annotations
 
+import datetime
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, computed_field
@@ -102,6 +103,25 @@ class Evidence(BaseModel):
     score: float | None = None
 
 
+class ComputedInput(BaseModel):
+    """One value a computation used: the evidence sentence it was read from, and the value as written there."""
+
+    evidence_id: str
+    quote: str = Field(description="The evidence sentence the value was read from, verbatim.")
+    value: str = Field(description="The value as the evidence writes it, e.g. '28 October 1886'.")
+
+
+class Computation(BaseModel):
+    """How a computed verdict was reached: the steps as text, the inputs it read, and the date used as today."""
+
+    text: str = Field(description="The computation, e.g. 'dedicated 28 October 1886 → today 2026-11-24 = 140 "
+                      "years; > 100: holds'.")
+    inputs: list[ComputedInput] = Field(
+        default_factory=list, description="Where each value came from; empty for plain arithmetic."
+    )
+    today: datetime.date | None = Field(default=None, description="Today's date as used (from the system clock).")
+
+
 class Verdict(BaseModel):
     """The judgement on one claim, with its mechanically checked citation."""
 
@@ -122,6 +142,9 @@ class Verdict(BaseModel):
     support_score: float | None = Field(
         default=None,
         description="Max cosine similarity of the claim against any evidence sentence (None: no evidence).",
+    )
+    computation: Computation | None = Field(
+        default=None, description="Set when the verdict was computed (dates, measures, arithmetic), not read."
     )
 
 

@@ -16,6 +16,7 @@ from langgraph.types import Checkpointer
 
 from veracity.context import Context
 from veracity.evidence.base import EvidenceBackend
+from veracity.nodes.calculate import calculate_claim
 from veracity.nodes.evaluate import (
     evaluate_report,
     revise,
@@ -32,6 +33,7 @@ from veracity.nodes.finalize import finalize_report
 from veracity.nodes.gates import extraction_gate, verdict_gate
 from veracity.nodes.judge import judge_claim
 from veracity.nodes.names import (
+    CALCULATE_CLAIM,
     CHECK_CLAIM,
     EVALUATE_REPORT,
     EXTRACT_CLAIMS,
@@ -55,7 +57,7 @@ from veracity.state import (
 FactCheckGraph = CompiledStateGraph[FactCheckState, Context, InputState, OutputState]
 """The compiled top-level graph: text in, report out."""
 ClaimGraph = CompiledStateGraph[ClaimState, Context, ClaimInput, ClaimResults]
-"""One claim's compiled branch: evidence, judge, verdict gate."""
+"""One claim's compiled branch: evidence, calculator, judge, verdict gate."""
 
 GATE = {"veracity_role": "gate"}
 LLM = {"veracity_role": "llm"}
@@ -64,9 +66,10 @@ RULES = {"veracity_role": "rules"}
 
 
 def build_claim_graph(resources: Resources) -> ClaimGraph:
-    """One claim's branch: gather evidence, judge, and gate the verdict (retrying the judge)."""
+    """One claim's branch: gather evidence, compute or judge, and gate the verdict (retrying the judge)."""
     builder = StateGraph(ClaimState, context_schema=Context, input_schema=ClaimInput, output_schema=ClaimResults)
     builder.add_node(GATHER_EVIDENCE, partial(gather_evidence, resources=resources), metadata=TOOL)
+    builder.add_node(CALCULATE_CLAIM, calculate_claim, metadata=RULES)
     builder.add_node(JUDGE_CLAIM, partial(judge_claim, resources=resources), metadata=LLM)
     builder.add_node(VERDICT_GATE, verdict_gate, metadata=GATE)
     builder.add_conditional_edges(START, route_claim_start)

@@ -15,6 +15,7 @@ from typing_extensions import TypedDict
 
 from veracity.contracts import (
     Claim,
+    Computation,
     Evaluation,
     Evidence,
     GateFailure,
@@ -112,6 +113,7 @@ class ClaimUpdate(ClaimResults, total=False):
 
     claim_evidence: list[Evidence]
     judge_payload: Any
+    computation: Computation | None
     judge_call_error: str | None
     judge_attempt: int
     judge_errors: list[str]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
 import sys
 import time
 import uuid
@@ -129,6 +130,9 @@ async def streamed(body: str, console: Console, settings: dict[str, Any]) -> Rep
               help="Tavily endpoint, e.g. a proxy (default: $TAVILY_API_BASE_URL or Tavily's own).")
 @click.option("--max-chars", type=click.IntRange(1), default=None,
               help="Longest text accepted, in characters (default: 20000).")
+@click.option("--today", type=click.DateTime(formats=["%Y-%m-%d"]), default=None, metavar="YYYY-MM-DD",
+              help="The date ages and 'N years ago' are computed to (default: the system clock; it is "
+                   "recorded on each computed verdict).")
 @click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON on stdout.")
 @click.option("--trace", "show_trace", is_flag=True,
               help="Also print the trace: step, attempt, outcome, tokens, seconds.")
@@ -141,8 +145,9 @@ async def streamed(body: str, console: Console, settings: dict[str, Any]) -> Rep
                    "(on stderr with --json).")
 def check_command(
     text: str | None, model: str | None, search: str, source_file: Path | None, kb_path: Path | None,
-    max_revisions: int | None, max_results: int | None, tavily_url: str | None, max_chars: int | None, as_json: bool,
-    show_trace: bool, checkpoint: Path | None, thread_id: str | None, stream: bool,
+    max_revisions: int | None, max_results: int | None, tavily_url: str | None, max_chars: int | None,
+    today: datetime.datetime | None, as_json: bool, show_trace: bool, checkpoint: Path | None, thread_id: str | None,
+    stream: bool,
 ) -> None:
     """Fact-check TEXT (use '-' to read standard input).
 
@@ -165,6 +170,7 @@ def check_command(
     given: dict[str, Any] = {
         "model": model, "search": search, "max_revisions": max_revisions, "max_results": max_results,
         "tavily_base_url": tavily_url, "max_text_chars": max_chars, "kb_path": str(kb_path) if kb_path else None,
+        "today": today.date().isoformat() if today else None,
     }
     if source_file is not None:
         given.update(source_text=read_source(source_file), source_title=source_file.name)

@@ -34,6 +34,8 @@ def verdict_table(report: Report) -> Table:
         evidence = report.cited_evidence(verdict)
         if decisive_quote(verdict):
             quote = Text(f"“{verdict.quote}”")
+            if verdict.computation is not None:
+                quote.append(f"\ncomputed: {verdict.computation.text}", style="cyan")
         else:
             quote = Text(verdict.reason, style="dim italic")
             if verdict.quote:

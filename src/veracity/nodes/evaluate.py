@@ -5,9 +5,11 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
+from veracity.calculator.arithmetic import decide_arithmetic
 from veracity.citations import quote_problem
 from veracity.context import Context
-from veracity.contracts import Evaluation, EvaluationIssue, TraceRecord
+from veracity.contracts import Claim, Evaluation, EvaluationIssue, Evidence, TraceRecord, Verdict
+from veracity.nodes.gates import computation_problem
 from veracity.nodes.names import CHECK_CLAIM, EVALUATE_REPORT, FINALIZE_REPORT, REVISE, AfterEvaluation
 from veracity.nodes.timing import Stopwatch
 from veracity.progress import ProgressEvent, emit
@@ -46,15 +48,11 @@ def evaluate(state: FactCheckState) -> Evaluation:
                 message=f"{claim_id}: {judge_failures[claim_id].message}",
             ))
         if verdict.label in ("supported", "refuted"):
-            items = {item.id: item for item in evidence.get(claim_id, [])}
-            cited = items.get(verdict.evidence_id or "")
-            problem = "the cited evidence was not retrieved for this claim" if cited is None else (
-                quote_problem(verdict.quote, cited.text)
-            )
-            if problem or not verdict.citation_verified:
+            problem = decisive_problem(claims[claim_id], verdict, evidence.get(claim_id, []))
+            if problem:
                 issues.append(EvaluationIssue(
                     code="unverified_citation", claim_id=claim_id, revisable=True,
-                    message=f"{claim_id} is {verdict.label} without a verified citation: {problem or 'not verified'}",
+                    message=f"{claim_id} is {verdict.label} without a verified citation: {problem}",
                 ))
 
     if state.get("source_mode"):
@@ -74,6 +72,28 @@ def evaluate(state: FactCheckState) -> Evaluation:
                 message=f"verdict for unknown claim {claim_id}",
             ))
     return Evaluation(passed=not issues, issues=issues)
+
+
+def decisive_problem(claim: Claim, verdict: Verdict, evidence: list[Evidence]) -> str | None:
+    """Why a supported/refuted verdict is not backed: its quote, or a computation input, is not in the evidence.
+
+    Plain arithmetic cites nothing; it is recomputed from the claim instead and must give the same label.
+    """
+    computation = verdict.computation
+    if computation is not None and not computation.inputs:
+        result = decide_arithmetic(claim.text)
+        expected = None if result is None or result.holds is None else ("supported" if result.holds else "refuted")
+        return None if expected == verdict.label else "the computation does not reproduce from the claim"
+    items = {item.id: item for item in evidence}
+    cited = items.get(verdict.evidence_id or "")
+    if cited is None:
+        return "the cited evidence was not retrieved for this claim"
+    problem = quote_problem(verdict.quote, cited.text)
+    if problem is None and computation is not None:
+        problem = computation_problem(computation, evidence)
+    if problem is None and not verdict.citation_verified:
+        problem = "not verified"
+    return problem
 
 
 def evaluate_report(state: FactCheckState) -> FactCheckState:

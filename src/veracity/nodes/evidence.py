@@ -12,11 +12,12 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
+from veracity.calculator.arithmetic import is_arithmetic
 from veracity.context import Context
 from veracity.contracts import Evidence, SearchHit, ToolFailure, TraceRecord, Verdict
 from veracity.errors import ConfigurationError, ToolError
 from veracity.evidence.base import EvidenceBackend
-from veracity.nodes.names import END, GATHER_EVIDENCE, JUDGE_CLAIM, AfterEvidence, ClaimStart
+from veracity.nodes.names import CALCULATE_CLAIM, END, GATHER_EVIDENCE, AfterEvidence, ClaimStart
 from veracity.nodes.timing import Stopwatch
 from veracity.progress import emit_verdict
 from veracity.runtime.resources import Resources
@@ -131,10 +132,12 @@ async def gather_evidence(state: ClaimState, runtime: Runtime[Context], *, resou
 
 
 def route_after_evidence(state: ClaimState) -> AfterEvidence:
-    """Judge only when there is evidence to judge against."""
-    return JUDGE_CLAIM if state.get("claim_evidence") else END
+    """Go on (calculator, then judge) only when there is evidence to judge against."""
+    return CALCULATE_CLAIM if state.get("claim_evidence") else END
 
 
 def route_claim_start(state: ClaimState) -> ClaimStart:
-    """A revise round brings its evidence along and goes straight to the judge."""
-    return JUDGE_CLAIM if state.get("prior_evidence") else GATHER_EVIDENCE
+    """Plain arithmetic needs no evidence, and a revise round brings its own: both skip the search."""
+    if state.get("prior_evidence") or is_arithmetic(state["claim"].text):
+        return CALCULATE_CLAIM
+    return GATHER_EVIDENCE

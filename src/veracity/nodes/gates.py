@@ -11,6 +11,7 @@ from veracity.citations import quote_problem
 from veracity.context import Context
 from veracity.contracts import (
     Claim,
+    Computation,
     Evidence,
     ExtractionOutput,
     GateFailure,
@@ -134,6 +135,30 @@ def citation_problem(output: JudgeOutput, evidence: list[Evidence]) -> str | Non
     return None
 
 
+def computation_problem(computation: Computation, evidence: list[Evidence]) -> str | None:
+    """Why a computed verdict's inputs are not sound (an input not quoted from its evidence), or None."""
+    by_id = {item.id: item for item in evidence}
+    for used in computation.inputs:
+        cited = by_id.get(used.evidence_id)
+        if cited is None:
+            return f"computation input {used.value!r} cites {used.evidence_id!r}, not retrieved for this claim"
+        problem = quote_problem(used.quote, cited.text)
+        if problem:
+            return f"computation input {used.value!r}: {problem} {used.evidence_id!r}"
+        if used.value not in used.quote:
+            return f"computation input {used.value!r} does not occur in its quote"
+    return None
+
+
+def _problem(output: JudgeOutput, computation: Computation | None, evidence: list[Evidence]) -> str | None:
+    """The citation problem of a verdict; a computed one needs every input quoted, and arithmetic needs none."""
+    if computation is None:
+        return citation_problem(output, evidence)
+    if computation.inputs:
+        return citation_problem(output, evidence) or computation_problem(computation, evidence)
+    return None
+
+
 def source_mode_reason(claim: Claim, label: str, reason: str) -> str:
     """In source mode, a reason that quotes the answer's offending phrase verbatim."""
     if label == "supported":
@@ -143,6 +168,8 @@ def source_mode_reason(claim: Claim, label: str, reason: str) -> str:
 
 
 def _verdict(state: ClaimState, output: JudgeOutput, *, verified: bool) -> Verdict:
+    computation = state.get("computation")
+    verified = verified and (computation is None or bool(computation.inputs))
     reason = output.reason
     if state.get("source_mode"):
         reason = source_mode_reason(state["claim"], output.label, reason)
@@ -155,6 +182,7 @@ def _verdict(state: ClaimState, output: JudgeOutput, *, verified: bool) -> Verdi
         citation_verified=verified,
         attempts=state.get("judge_attempt", 1),
         revision=state.get("revision", 0),
+        computation=computation,
     )
 
 
@@ -171,7 +199,7 @@ def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> Command[AfterV
     if error is None:
         output, error = validate_payload(state.get("judge_payload"), JudgeOutput)
         if output is not None:
-            problem = citation_problem(output, evidence)
+            problem = _problem(output, state.get("computation"), evidence)
             if output.label == "unverifiable":
                 verdict = _verdict(state, output, verified=problem is None)
             elif problem is None:

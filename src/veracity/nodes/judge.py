@@ -69,7 +69,7 @@ async def judge_claim(state: ClaimState, runtime: Runtime[Context], *, resources
         )
         return {
             "claim_evidence": evidence, "judge_payload": None, "judge_call_error": f"the model call failed: {exc}",
-            "judge_attempt": attempt, "trace": [record],
+            "judge_attempt": attempt, "computation": None, "trace": [record],
         }
     record = TraceRecord(
         step=JUDGE_CLAIM, claim_id=claim.id, attempt=attempt, outcome="ok",
@@ -77,5 +77,5 @@ async def judge_claim(state: ClaimState, runtime: Runtime[Context], *, resources
     )
     return {
         "claim_evidence": evidence, "judge_payload": reply.payload, "judge_call_error": None,
-        "judge_attempt": attempt, "trace": [record],
+        "judge_attempt": attempt, "computation": None, "trace": [record],
     }

@@ -12,6 +12,7 @@ EXTRACT_CLAIMS: Final = "extract_claims"
 EXTRACTION_GATE: Final = "extraction_gate"
 CHECK_CLAIM: Final = "check_claim"
 GATHER_EVIDENCE: Final = "gather_evidence"
+CALCULATE_CLAIM: Final = "calculate_claim"
 JUDGE_CLAIM: Final = "judge_claim"
 VERDICT_GATE: Final = "verdict_gate"
 EVALUATE_REPORT: Final = "evaluate_report"
@@ -22,10 +23,12 @@ END: Final = "__end__"
 
 AfterExtraction = Literal["extract_claims", "check_claim", "evaluate_report"]
 """Where `extraction_gate` goes: retry extraction, fan out per claim, or straight to evaluation."""
-ClaimStart = Literal["gather_evidence", "judge_claim"]
-"""Where a claim branch starts: search, or (in a revise round, with evidence) the judge."""
-AfterEvidence = Literal["judge_claim", "__end__"]
-"""After the search: judge, or end the branch (no evidence, or the search failed)."""
+ClaimStart = Literal["gather_evidence", "calculate_claim"]
+"""Where a claim branch starts: search, or the calculator (plain arithmetic, or a revise round with evidence)."""
+AfterEvidence = Literal["calculate_claim", "__end__"]
+"""After the search: the calculator, or end the branch (no evidence, or the search failed)."""
+AfterCalculation = Literal["verdict_gate", "judge_claim"]
+"""After the calculator: its computed verdict to the gate, or (not a computed claim) the judge."""
 AfterVerdict = Literal["judge_claim", "__end__"]
 """After `verdict_gate`: judge again with the gate's reason, or end the branch."""
 AfterEvaluation = Literal["revise", "finalize_report"]

@@ -1,0 +1,64 @@
+"""calculate_claim: decide computed claims (ages, durations, measures, arithmetic) by code, before the judge.
+
+A claim the calculator recognises gets a computed verdict whose inputs are quoted evidence
+sentences; the verdict gate checks those quotes like any other citation. Any other claim goes
+on to the judge unchanged.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from langgraph.runtime import Runtime
+from langgraph.types import Command
+
+from veracity.calculator import Answer, calculate
+from veracity.context import Context
+from veracity.contracts import Computation, ComputedInput, TraceRecord
+from veracity.nodes.names import CALCULATE_CLAIM, JUDGE_CLAIM, VERDICT_GATE, AfterCalculation
+from veracity.nodes.timing import Stopwatch
+from veracity.state import ClaimState, ClaimUpdate, evidence_for
+
+
+def today(context: Context) -> datetime.date:
+    """The date computed claims are measured to: `context.today` when set, else the system clock."""
+    if context.today:
+        return datetime.date.fromisoformat(context.today)
+    return datetime.date.today()
+
+
+def computation_of(answer: Answer) -> Computation:
+    """The report's record of a computed answer."""
+    return Computation(
+        text=answer.text,
+        inputs=[
+            ComputedInput(evidence_id=used.evidence.id, quote=used.quote, value=used.value) for used in answer.inputs
+        ],
+        today=answer.today,
+    )
+
+
+def calculate_claim(state: ClaimState, runtime: Runtime[Context]) -> Command[AfterCalculation]:
+    """Compute the claim when it is a computed claim (to the gate); otherwise hand it to the judge."""
+    watch = Stopwatch()
+    claim = state["claim"]
+    evidence = evidence_for(state)
+    answer = calculate(claim.text, evidence, today(runtime.context))
+    if answer is None:
+        record = TraceRecord(step=CALCULATE_CLAIM, claim_id=claim.id, outcome="skipped",
+                             reason="not a computed claim", seconds=watch.seconds)
+        return Command(goto=JUDGE_CLAIM, update={"claim_evidence": evidence, "computation": None, "trace": [record]})
+    first = answer.inputs[0] if answer.inputs else None
+    payload = {
+        "label": answer.label,
+        "reason": f"Computed: {answer.text}",
+        "evidence_id": first.evidence.id if first else None,
+        "quote": first.quote if first else None,
+    }
+    record = TraceRecord(step=CALCULATE_CLAIM, claim_id=claim.id, outcome="ok", reason=answer.label,
+                         seconds=watch.seconds)
+    update: ClaimUpdate = {
+        "claim_evidence": evidence, "judge_payload": payload, "judge_call_error": None,
+        "judge_attempt": state.get("judge_attempt", 0) + 1, "computation": computation_of(answer), "trace": [record],
+    }
+    return Command(goto=VERDICT_GATE, update=update)
