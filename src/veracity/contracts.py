@@ -41,6 +41,24 @@ class ExtractedClaim(BaseModel):
     )
 
 
+SkipReason = Literal["opinion", "prediction"]
+"""Why a statement is not a checkable claim: a value judgement, or a statement about the future."""
+
+SKIP_REASONS: dict[SkipReason, str] = {
+    "opinion": "an opinion or value judgement, not a checkable fact",
+    "prediction": "a prediction about the future, not yet checkable",
+}
+
+
+class SkippedStatement(BaseModel):
+    """A statement the extraction model left out because it is not a checkable fact."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: NonBlank = Field(description="The statement, copied verbatim from the text.")
+    reason: SkipReason = Field(description="opinion (incl. value judgements) or prediction.")
+
+
 class ExtractionOutput(BaseModel):
     """The extraction model's whole answer: a list of atomic claims (possibly empty)."""
 
@@ -48,6 +66,9 @@ class ExtractionOutput(BaseModel):
 
     claims: list[ExtractedClaim] = Field(
         description="Atomic factual claims found in the text; empty if there are none."
+    )
+    skipped: list[SkippedStatement] = Field(
+        default_factory=list, description="Opinions and predictions found in the text, which are not checked."
     )
 
 
@@ -80,6 +101,15 @@ class Claim(BaseModel):
     span: tuple[int, int] = Field(
         description="Character offsets [start, end) of `source` in the input text."
     )
+
+
+class Skipped(BaseModel):
+    """A statement of the text that was not checked, with where it is and why."""
+
+    source: str = Field(description="The statement as it stands in the text.")
+    span: tuple[int, int] = Field(description="Character offsets [start, end) of `source` in the input text.")
+    reason: SkipReason
+    message: str = Field(description="The reason in words, e.g. 'an opinion or value judgement, not a checkable fact'.")
 
 
 class SearchHit(BaseModel):
@@ -238,6 +268,9 @@ class Report(BaseModel):
 
     text: str
     claims: list[Claim] = Field(default_factory=list)
+    skipped: list[Skipped] = Field(
+        default_factory=list, description="Statements not checked (opinions, predictions); they do not affect `passed`."
+    )
     verdicts: list[Verdict] = Field(default_factory=list)
     evidence: list[Evidence] = Field(default_factory=list)
     failures: list[Failure] = Field(default_factory=list)

@@ -20,6 +20,7 @@ from veracity.contracts import (
     Evidence,
     GateFailure,
     Report,
+    Skipped,
     ToolFailure,
     TraceRecord,
     Verdict,
@@ -85,6 +86,7 @@ class FactCheckState(TopLevelResults, total=False):
     mode: str
     source_mode: bool
     claims: list[Claim]
+    skipped: list[Skipped]
     extraction_payload: Any
     extraction_call_error: str | None
     extraction_attempt: int

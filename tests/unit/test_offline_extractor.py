@@ -64,7 +64,7 @@ def test_a_greeting_and_a_question_give_no_claims() -> None:
 
 @pytest.mark.parametrize("text", ["", "   ", "\n\n", "?!", "Yes. No. OK."])
 def test_empty_or_contentless_text_gives_no_claims(text: str) -> None:
-    assert extract_claims_offline(text) == {"claims": []}
+    assert extract_claims_offline(text) == {"claims": [], "skipped": []}
 
 
 # --------------------------------------------------------------------------- source mode (policy answers)
@@ -84,7 +84,8 @@ def test_a_warm_answer_keeps_only_the_policy_statement() -> None:
 def test_an_invented_commitment_survives_the_courtesy_around_it() -> None:
     payload = extract_claims_offline(INVENTED, source_mode=True)
     assert payload == {
-        "claims": [{"claim": "We'll find some solution for you.", "source": "we'll find some solution for you"}]
+        "claims": [{"claim": "We'll find some solution for you.", "source": "we'll find some solution for you"}],
+        "skipped": [],
     }
 
 

@@ -78,6 +78,14 @@ def summary_text(report: Report, seconds: float | None = None) -> Text:
     return line
 
 
+def skipped_text(report: Report) -> Text:
+    """The statements that were not checked, one per line, with why."""
+    text = Text("Not checked:\n", style="bold")
+    for statement in report.skipped:
+        text.append(f"  - “{statement.source}”: {statement.message}\n", style="dim")
+    return text
+
+
 def issues_text(report: Report) -> Text | None:
     """The evaluation issues, one per line, or None when there are none."""
     if not report.evaluation.issues:
@@ -113,6 +121,8 @@ def print_report(console: Console, report: Report, *, show_trace: bool = False, 
     elif report.message:
         parts.append(Text(report.message, style="italic"))
     parts.append(summary_text(report, seconds))
+    if report.skipped:
+        parts.append(skipped_text(report))
     if issues := issues_text(report):
         parts.append(issues)
     if show_trace:

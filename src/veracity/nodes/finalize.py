@@ -39,6 +39,7 @@ def build_report(state: FactCheckState, scores: dict[str, float | None] | None =
     return Report(
         text=state.get("text", ""),
         claims=claims,
+        skipped=state.get("skipped", []),
         verdicts=verdicts,
         evidence=evidence,
         failures=failures,

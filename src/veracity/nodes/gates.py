@@ -10,12 +10,14 @@ from langgraph.types import Command, Send
 from veracity.citations import quote_problem
 from veracity.context import Context
 from veracity.contracts import (
+    SKIP_REASONS,
     Claim,
     Computation,
     Evidence,
     ExtractionOutput,
     GateFailure,
     JudgeOutput,
+    Skipped,
     TraceRecord,
     Verdict,
 )
@@ -73,6 +75,17 @@ def claims_from_output(output: ExtractionOutput, text: str) -> tuple[list[Claim]
     return claims, None
 
 
+def skipped_from_output(output: ExtractionOutput, text: str) -> list[Skipped]:
+    """The statements the extractor skipped, located in the text (one it cannot locate is left out)."""
+    skipped = []
+    for item in output.skipped:
+        span = locate(item.source, text)
+        if span is not None:
+            skipped.append(Skipped(source=text[span[0]:span[1]], span=span, reason=item.reason,
+                                   message=SKIP_REASONS[item.reason]))
+    return sorted(skipped, key=lambda statement: statement.span)
+
+
 def extraction_gate(
     state: FactCheckState, runtime: Runtime[Context]
 ) -> Command[AfterExtraction]:
@@ -84,17 +97,19 @@ def extraction_gate(
 
     error = state.get("extraction_call_error")
     claims: list[Claim] = []
+    skipped: list[Skipped] = []
     if error is None:
         output, error = validate_payload(state.get("extraction_payload"), ExtractionOutput)
         if output is not None:
             claims, error = claims_from_output(output, state["text"])
+            skipped = skipped_from_output(output, state["text"])
 
     if error is None:
         record = TraceRecord(
             step=EXTRACTION_GATE, attempt=attempt, outcome="ok",
             reason=f"{len(claims)} claim(s)", seconds=watch.seconds,
         )
-        update: FactCheckState = {"claims": claims, "revision": 0, "trace": [record]}
+        update: FactCheckState = {"claims": claims, "skipped": skipped, "revision": 0, "trace": [record]}
         if not claims:
             return Command(goto=EVALUATE_REPORT, update={**update, "message": NO_CLAIMS_MESSAGE})
         emit(ProgressEvent(kind="claims", claims=claims))

@@ -13,10 +13,12 @@ Rules:
   knows, ...", "Obviously, ...", "It is well known that ...", "Studies confirm that ..."): the
   claim is the statement itself. A statement followed by a tag question ("..., right?",
   "..., isn't it?") is still a claim.
-- Skip questions, greetings, courtesy, instructions, opinions, value judgements ("X is
-  overrated") and predictions ("we predict ...", "X will ..."). If nothing is checkable, return
-  an empty list.
+- Skip questions, greetings, courtesy and instructions. Do not turn opinions, value judgements
+  ("X is overrated", "the best film ever") or predictions ("we predict ...", "X will win next
+  year") into claims: list each in `skipped` with its verbatim `source` and the reason
+  "opinion" or "prediction". If nothing is checkable, `claims` is an empty list.
 - For every claim, `source` is the passage of the text it comes from, copied character for
   character (usually the sentence or clause). It must be a contiguous part of the text.
 
-Reply only with the structured result: {"claims": [{"claim": "...", "source": "..."}]}."""
+Reply only with the structured result:
+{"claims": [{"claim": "...", "source": "..."}], "skipped": [{"source": "...", "reason": "opinion"}]}."""

@@ -188,6 +188,21 @@ FRAMING = phrase_pattern(
 )
 """Framing that asserts how certain or well known a statement is without changing it ("As everyone
 knows, ...", "It is well known that ...", "Studies confirm that ..."); stripped before the claim."""
+PREDICTION = phrase_pattern(
+    r"(?:(?:i|we|they|analysts|experts|economists|forecasters|scientists|observers|many|some|most)\s+"
+    r"(?:predict|predicted|forecast|expect|anticipate|project|foresee|bet|reckon\s+that\s+.*\bwill)"
+    r"|(?:it\s+is|it's)\s+(?:predicted|forecast|expected|projected|likely|anticipated)\s+that"
+    r"|(?:according\s+to\s+)?(?:the\s+)?(?:forecasts?|predictions?|projections?)\s+(?:say|show|suggest)s?)\b",
+)
+"""A statement presented as a forecast ("We predict that ...", "It is expected that ...")."""
+FUTURE_VERB = re.compile(r"\b(?:will|won't|shall|is\s+going\s+to|are\s+going\s+to)\b|'ll\b", re.IGNORECASE)
+FUTURE_TIME = re.compile(
+    r"\b(?:next\s+(?:year|month|week|decade|season|century|election|time)|tomorrow|soon|one\s+day|someday|"
+    r"in\s+the\s+(?:future|coming\s+\w+|years?\s+ahead)|by\s+(?:the\s+end\s+of\s+)?(?:20[3-9]\d|21\d\d)|"
+    r"in\s+(?:20[3-9]\d|21\d\d)|in\s+(?:about\s+|around\s+|some\s+)?[\d.,]+\s+(?:million\s+|billion\s+)?years|within\s+(?:the\s+next\s+)?\w+\s+(?:years|decades))\b",
+    re.IGNORECASE,
+)
+"""A future marker: with a "will" verb, the statement is a forecast ("Prices will fall next year")."""
 TAG_QUESTION = phrase_pattern(
     r",\s*(?:right|correct|true|no|yes|eh|isn't\s+it|aren't\s+they|wasn't\s+it|weren't\s+they|don't\s+you\s+think|"
     r"didn't\s+(?:it|they|he|she)|doesn't\s+(?:it|he|she)|don't\s+they|hasn't\s+it|haven't\s+they|isn't\s+that\s+so)"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from veracity.offline.extract import lexicon
 from veracity.offline.extract.coordination import Conjunct, split_conjuncts
@@ -19,6 +19,12 @@ class _Claim:
 
 
 @dataclass(frozen=True)
+class _Skipped:
+    source: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class _Passage:
     """A courtesy-free span of the text, tokenised, with the subjects its parts may borrow."""
 
@@ -32,21 +38,27 @@ class _Passage:
 
 
 def extract_claims_offline(text: str, *, source_mode: bool = False) -> dict[str, list[dict[str, str]]]:
-    """Return an ExtractionOutput-shaped payload: {"claims": [{"claim": ..., "source": ...}, ...]}.
+    """Return an ExtractionOutput-shaped payload: {"claims": [{"claim", "source"}], "skipped": [{"source", "reason"}]}.
 
-    `source_mode` is for checking an answer against a policy or document: apologies and empathy are
-    then dropped even when they mention a fact, since a customer-support answer is full of them.
+    Opinions and value judgements ("X is overrated") and predictions ("We predict that ...",
+    "X will win next year") are listed in ``skipped``, not as claims. `source_mode` is for
+    checking an answer against a policy or document: apologies and empathy are then dropped
+    even when they mention a fact, and "will" statements are promises to check, not predictions.
     """
     found: list[_Claim] = []
+    skipped: list[_Skipped] = []
     subject: str | None = None
     for start, end in clause_spans(text):
-        claims, subject = _sentence_claims(text, start, end, subject, strict=source_mode)
+        claims, subject = _sentence_claims(text, start, end, subject, strict=source_mode, skipped=skipped)
         found.extend(claims)
-    return {"claims": [{"claim": c.claim, "source": c.source} for c in _unique(found)]}
+    return {
+        "claims": [{"claim": c.claim, "source": c.source} for c in _unique(found)],
+        "skipped": [{"source": s.source, "reason": s.reason} for s in dict.fromkeys(skipped)],
+    }
 
 
 def _sentence_claims(
-    text: str, start: int, end: int, subject: str | None, *, strict: bool
+    text: str, start: int, end: int, subject: str | None, *, strict: bool, skipped: list[_Skipped]
 ) -> tuple[list[_Claim], str | None]:
     """Claims of one sentence, and the subject a following pronoun would refer to."""
     body_end = trim_end(text, start, end)
@@ -62,13 +74,19 @@ def _sentence_claims(
         return [], None
     claims: list[_Claim] = []
     for p_start, p_end in passage_spans(text, start, body_end, strict):
-        passage_claims, subject = _passage_claims(text, p_start, p_end, subject)
+        passage_claims, subject = _passage_claims(text, p_start, p_end, subject, strict=strict, skipped=skipped)
         claims.extend(passage_claims)
     return claims, subject
 
 
-def _passage_claims(text: str, start: int, end: int, subject: str | None) -> tuple[list[_Claim], str | None]:
-    """Claims of one courtesy-free passage, and the subject to carry on."""
+def _passage_claims(
+    text: str, start: int, end: int, subject: str | None, *, strict: bool, skipped: list[_Skipped]
+) -> tuple[list[_Claim], str | None]:
+    """Claims of one courtesy-free passage, and the subject to carry on; opinions and predictions go to `skipped`."""
+    passage = _Skipped(text[start:trim_end(text, start, end)], "opinion")
+    if lexicon.PREDICTION.match(text, start, end) or (not strict and _is_forecast(text, start, end)):
+        skipped.append(replace(passage, reason="prediction"))
+        return [], subject
     framing = lexicon.FRAMING.match(text, start, end)
     if framing:
         start = framing.end()
@@ -82,15 +100,27 @@ def _passage_claims(text: str, start: int, end: int, subject: str | None) -> tup
     resolved = resolved_subject(text, tokens, verb, subject, end)
     carried = next_subject(text, tokens, verb, subject, resolved)
     if _is_opinion(text, tokens, start, hedged=hedge is not None):
+        skipped.append(passage)
         return [], carried
     shared = resolved or splittable_subject(text, tokens, verb)
-    passage = _Passage(text, tokens, end, verb, resolved, shared, carried)
-    claims = [_conjunct_claim(passage, part) for part in split_conjuncts(text, tokens, verb, split=shared is not None)]
-    return [claim for claim in claims if claim is not None], carried
+    parsed = _Passage(text, tokens, end, verb, resolved, shared, carried)
+    claims = []
+    for part in split_conjuncts(text, tokens, verb, split=shared is not None):
+        claim = _conjunct_claim(parsed, part)
+        if isinstance(claim, _Skipped):
+            skipped.append(claim)
+        else:
+            claims.append(claim)
+    return claims, carried
 
 
-def _conjunct_claim(passage: _Passage, part: Conjunct) -> _Claim | None:
-    """The claim one coordinated part makes, with its subject restored; None for an evaluation."""
+def _is_forecast(text: str, start: int, end: int) -> bool:
+    """A statement in the future tense about a time to come ("X will win next year", "... by 2050")."""
+    return bool(lexicon.FUTURE_VERB.search(text, start, end)) and bool(lexicon.FUTURE_TIME.search(text, start, end))
+
+
+def _conjunct_claim(passage: _Passage, part: Conjunct) -> _Claim | _Skipped:
+    """The claim one coordinated part makes, with its subject restored; an evaluation is skipped."""
     text, tokens = passage.text, passage.tokens
     part_end = tokens[part.last].start if part.last < len(tokens) else passage.end
     part_end = trim_end(text, tokens[part.first].start, part_end)
@@ -98,10 +128,12 @@ def _conjunct_claim(passage: _Passage, part: Conjunct) -> _Claim | None:
     own = tokens[part.first:part.last]
     if part.kind == "main":
         predicate = predicate_tokens(own, passage.verb)
+        # "is overrated" is all verb group: the participle can be the judgement
+        judged = own[passage.verb - part.first:] if passage.verb is not None and passage.verb >= part.first else own
     else:
-        predicate = own[(part.head or part.first) - part.first:]
-    if _is_evaluation(predicate):
-        return None
+        predicate = judged = own[(part.head or part.first) - part.first:]
+    if _is_evaluation(judged) and _is_evaluation(judged + predicate):
+        return _Skipped(source, "opinion")
     if part.kind == "main":
         claim = with_subject(text, own, passage.verb, passage.resolved, part_end) if passage.resolved else source
     elif part.kind == "clause":
