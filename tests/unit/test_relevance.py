@@ -78,3 +78,11 @@ def test_names_match_without_their_accents() -> None:
     subject = claim_subject("Angstrom was a Swedish chemist.")
     assert subject.name is not None and subject.name.text == "Angstrom"
     assert is_about(subject, "Anders Jonas Ångström (1814–1874) was a Swedish physicist.")
+
+
+def test_shared_words_do_not_stand_in_for_a_missing_name() -> None:
+    from veracity.offline.judge.relevance import claim_subject, is_about
+
+    subject = claim_subject("Mount Fuji is the highest mountain in Japan.")
+    assert not is_about(subject, "Mount Everest is the highest mountain on Earth above sea level.")
+    assert is_about(subject, "Mount Fuji rises to 3,776 metres, the highest mountain in the country.")

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veracity.contracts import Evidence
-from veracity.offline.judge.entities import Entity, mentions, named_entities
+from veracity.offline.judge.entities import Entity, mentions, named_entities, names_entity
 from veracity.offline.judge.relevance import fold_accents
 from veracity.offline.judge.words import content_stems, words
 from veracity.offline.sentences import Sentence, split_sentences
@@ -68,18 +68,9 @@ class Subject:
         """
         folded = fold_accents(text)
         if self.name is not None:
-            return mentions(self.name, set(words(folded))) and not self._rivalled_in(folded)
+            return names_entity(self.name, folded)
         shared = self.stems & set(content_stems(folded))
         return bool(self.stems) and len(shared) >= min(MIN_SHARED_STEMS, len(self.stems))
-
-    def _rivalled_in(self, text: str) -> bool:
-        assert self.name is not None
-        keys = set(self.name.keys)
-        for entity in named_entities(text):
-            other = set(entity.keys)
-            if other & keys and not keys <= other and other - keys:
-                return True
-        return False
 
     def is_sentence_subject(self, sentence: str, before: int) -> bool:
         """Whether this subject is what `sentence` is about up to offset `before` (where its verb is).

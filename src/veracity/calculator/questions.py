@@ -167,6 +167,7 @@ def _measure(claim: str) -> Question | None:
 def parse_question(claim: str) -> Question | None:
     """The formal question `claim` asks, or None when it is not a computed claim."""
     text = " ".join(claim.strip().rstrip(".!").split())
+    text = re.sub(r"\b(?:a|an|one)\s+(century|decade|year|month|week|day)\b", r"1 \1", text, flags=_FLAGS)
     if (match := _AGE.match(text)) or (match := _STOOD.match(text)):
         return _timed("age", match, unit_text=match.group("unit"))
     if match := _AGO.match(text):

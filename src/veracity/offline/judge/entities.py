@@ -127,6 +127,21 @@ def mentions(entity: Entity, vocabulary: set[str]) -> bool:
     return bool(hits) and (hits[-1] or 2 * sum(hits) >= len(hits))
 
 
+def names_entity(entity: Entity, text: str) -> bool:
+    """Whether `text` names `entity` (see `mentions`), and not only a namesake that shares part of it.
+
+    "Mount Everest" shares "Mount" with "Mount Fuji" but does not name it; "Opera House" names
+    "Sydney Opera House", and "White Nile" names "Nile" (it holds every word of the name).
+    """
+    if not mentions(entity, set(words(text))):
+        return False
+    keys = set(entity.keys)
+    found = [set(other.keys) for other in named_entities(text)]
+    if any(keys <= other for other in found):
+        return True
+    return not any(other & keys and other - keys for other in found)
+
+
 def _neighbours(text: str, entity: Entity) -> tuple[str | None, str | None]:
     """The nearest content stems before and after the entity, within its text."""
     before = [w for w in words(text[:entity.start]) if w not in STOPWORDS and w not in NEGATION_CUES]

@@ -5,8 +5,9 @@ else (a note on the Nile for a claim about Berlin) says nothing about the claim,
 must neither support nor refute it: the claim is unverifiable, with a reason that names what
 the evidence lacks, and no quote from the unrelated text.
 
-An item (its title and text) is about a claim when it names the claim's subject, or shares at
-least `MIN_SHARED_STEMS` of the claim's content words (all of them, for a claim with fewer). The
+An item (its title and text) is about a claim when it names the claim's subject; a claim that
+opens with no name is matched by its words instead: the item must share at least
+`MIN_SHARED_STEMS` of the claim's content words (all of them, for a claim with fewer). The
 subject is the name a claim opens with ("Berlin is the capital of Germany", "The Sydney Opera
 House has ..."). So a note on Einstein that mentions Germany is not about Berlin, and a note on
 Canberra shares only "capital" with it; a note on global temperatures is about "Global
@@ -21,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veracity.contracts import Evidence
-from veracity.offline.judge.entities import Entity, mentions, named_entities
+from veracity.offline.judge.entities import Entity, named_entities, names_entity
 from veracity.offline.judge.words import STOPWORDS, content_stems, words
 
 MIN_SHARED_STEMS = 2
@@ -62,10 +63,14 @@ def claim_subject(claim: str) -> Subject:
 
 
 def is_about(subject: Subject, text: str) -> bool:
-    """Whether `text` is about the subject: it names it, or shares enough of the claim's content words."""
+    """Whether `text` is about the subject: it names the leading name (or, with none, shares enough words).
+
+    Shared words never stand in for a missing name: "Mount Fuji is the highest mountain in
+    Japan" is not decided by a note on Mount Everest, although both say "highest mountain".
+    """
     text = fold_accents(text)
-    if subject.name is not None and mentions(subject.name, set(words(text))):
-        return True
+    if subject.name is not None:
+        return names_entity(subject.name, text)
     if not subject.stems:
         return False
     shared = subject.stems & set(content_stems(text))
