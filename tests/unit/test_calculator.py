@@ -194,3 +194,36 @@ def test_a_date_whose_verb_belongs_to_another_name_does_not_date_the_subject() -
     tower = item("Tower", "It was the tallest structure in the city until the Grand Hotel was completed in 1930.")
     answer = calculate("The Tower is over 100 years old.", [tower], TODAY)
     assert answer is not None and answer.label == "unverifiable" and answer.inputs == []
+
+
+@pytest.mark.parametrize(("claim", "label"), [
+    ("The Harbour Bridge opened more than half a century ago.", "supported"),
+    ("The Harbour Bridge opened less than half a century ago.", "refuted"),
+    ("The Harbour Bridge opened over a quarter of a century ago.", "supported"),
+    ("Work on the Grand Canal took more than a decade.", "supported"),
+    ("Work on the Grand Canal took less than a decade.", "refuted"),
+])
+def test_fractions_and_decades_of_time_are_read(claim: str, label: str) -> None:
+    answer = calculate(claim, [BRIDGE, CANAL], TODAY)
+    assert answer is not None and answer.label == label, answer
+
+
+def test_a_date_in_a_subordinate_clause_about_another_thing_does_not_date_the_subject() -> None:
+    tower = item("Tower", "The Tower was built in 1889. It was the tallest building until the Chrysler Building "
+                 "was completed in 1930.")
+    answer = calculate("The Tower was completed over a century ago.", [tower], TODAY)
+    assert answer is not None and answer.label == "supported" and "1930" not in answer.text
+
+
+def test_the_same_figure_rounded_is_supported_by_code_and_a_different_one_goes_to_the_judge() -> None:
+    peak = item("Mount Tall", "Mount Tall was surveyed in 2020 at a height of 4,808.72 metres.")
+    rounded = calculate("Mount Tall is 4,809 metres high.", [peak], TODAY)
+    assert rounded is not None and rounded.label == "supported" and "rounded" in rounded.text
+    assert calculate("Mount Tall is 4,700 metres high.", [peak], TODAY) is None
+
+
+def test_irregular_past_verbs_date_an_event() -> None:
+    question = parse_question("Ana Lind was born more than 130 years ago.")
+    assert question is not None and question.kind == "since" and question.verb == "born"
+    answer = calculate("Ana Lind was born more than 130 years ago.", [PAINTER], TODAY)
+    assert answer is not None and answer.label == "supported"

@@ -82,3 +82,16 @@ def test_the_clock_is_the_default_today() -> None:
     report = veracity.check("The Statue of Liberty is over 100 years old.", model="offline", search="kb")
     computation = report.verdicts[0].computation
     assert computation is not None and computation.today == datetime.date.today()
+
+
+def test_a_calculator_fault_is_an_unverifiable_verdict_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    import veracity.nodes.calculate as node
+
+    def broken(*_: object) -> None:
+        raise ArithmeticError("unit table damaged")
+
+    monkeypatch.setattr(node, "calculate", broken)
+    report = check("The Statue of Liberty is over 100 years old.")
+    [verdict] = report.verdicts
+    assert verdict.label == "unverifiable" and "unit table damaged" in verdict.reason
+    assert verdict.quote is None

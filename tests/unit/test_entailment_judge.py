@@ -248,6 +248,25 @@ def test_the_shortest_passage_past_the_threshold_is_quoted() -> None:
     assert EntailmentDecider(SETTINGS).decide(claim, [window, sentence]).candidate is sentence
 
 
+def test_a_window_cannot_support_against_its_own_refuting_sentence() -> None:
+    claim = "The wall is visible from the Moon."
+    text = "The wall is long. It cannot be seen from the Moon."
+    window = dataclasses.replace(candidates(claim, (text, 0.92, 0.08))[0], sentences=2)
+    refuting = dataclasses.replace(candidates(claim, ("It cannot be seen from the Moon.", 0.2, 0.75))[0],
+                                   start=window.start + text.index("It"), end=window.end)
+    decision = EntailmentDecider(SETTINGS).decide(claim, [window, refuting])
+    assert decision.label == "refuted" and decision.candidate is refuting
+
+
+def test_a_passage_read_as_more_contradicting_than_entailing_never_supports() -> None:
+    claim = "The museum opened in 1990."
+    decision = EntailmentDecider(SETTINGS).decide(claim, candidates(claim, ("It opened then, or later.", 0.62, 0.38)))
+    assert decision.label == "supported"
+    loose = dataclasses.replace(SETTINGS, support=0.4)
+    split = candidates(claim, ("It opened then, or later.", 0.45, 0.5))
+    assert EntailmentDecider(loose).decide(claim, split).label == "unverifiable"
+
+
 # --------------------------------------------------------------------------- passages
 
 

@@ -64,7 +64,8 @@ _COMPARE = re.compile(
 )
 _PAST_VERB = re.compile(
     r"\b(?P<verb>[a-z]+ed|built|began|begun|won|wrote|written|made|became|flew|rose|fell|sank|held|took|"
-    r"set|found|split|ran|led)\b",
+    r"set|found|split|ran|led|born|bore|rose|grew|drew|threw|sang|swam|gave|came|went|saw|met|left|lost|sold|told|"
+    r"brought|bought|fought|taught|caught|sent|spent|broke|spoke|froze|chose|stood|struck|hit|shot|beat|sank)\b",
     _FLAGS,
 )
 _MEASURED = ("length", "mass", "temperature", "speed", "area")
@@ -167,6 +168,8 @@ def _measure(claim: str) -> Question | None:
 def parse_question(claim: str) -> Question | None:
     """The formal question `claim` asks, or None when it is not a computed claim."""
     text = " ".join(claim.strip().rstrip(".!").split())
+    text = re.sub(r"\bhalf\s+(?:a|an)\s+(century|decade|year|month|day)\b", r"0.5 \1", text, flags=_FLAGS)
+    text = re.sub(r"\b(?:a\s+)?quarter\s+(?:of\s+)?(?:a\s+)?(century|year)\b", r"0.25 \1", text, flags=_FLAGS)
     text = re.sub(r"\b(?:a|an|one)\s+(century|decade|year|month|week|day)\b", r"1 \1", text, flags=_FLAGS)
     if (match := _AGE.match(text)) or (match := _STOOD.match(text)):
         return _timed("age", match, unit_text=match.group("unit"))

@@ -187,10 +187,29 @@ def _word_position(sentence: str, word: str, limit: int) -> int:
     return found[-1] if found else limit
 
 
+_SUBORDINATE = re.compile(
+    r"\b(?:until|till|when|whenever|while|after|before|because|although|though|whereas|unless|once|which|who|"
+    r"whom|whose|where|but|than)\b", re.IGNORECASE,
+)
+
+
+def _in_main_clause(sentence: str, position: int) -> bool:
+    """Whether the verb at `position` belongs to the sentence's main clause (no subordinate clause opens before it).
+
+    "The lunar module Eagle landed on 20 July 1969" dates the landing; "It was the tallest until the
+    Chrysler Building was completed in 1930" does not date the tower's completion.
+    """
+    return _SUBORDINATE.search(sentence, 0, position) is None
+
+
 def _origin(subject: Subject, evidence: Sequence[Evidence], verb: str | None) -> _Dated | None:
     sources = subject_sources(subject, evidence)
     if verb is not None:
-        by_verb = _dated(subject, sources, frozenset({verb}), as_subject=False)
+        by_verb = _dated(subject, sources, frozenset({verb}), as_subject=True) or [
+            dated for dated in _dated(subject, sources, frozenset({verb}), as_subject=False)
+            if _in_main_clause(dated.source.sentence.text, _word_position(dated.source.sentence.text, verb,
+                                                                          dated.date.start))
+        ]
         if by_verb:
             return by_verb[0]
     candidates = _dated(subject, sources, frozenset(ORIGIN_WORDS), as_subject=True)
@@ -208,7 +227,7 @@ def _age(question: Question, evidence: Sequence[Evidence], today: datetime.date)
     subject = Subject.of(question.subject)
     origin = _origin(subject, evidence, question.verb)
     if origin is None:
-        return _missing(question, "date it came to be" if question.kind == "age" else f"date it {question.verb}")
+        return _missing(question, "date it came to be" if question.kind == "age" else f"date for '{question.verb}'")
     if question.kind == "age" and origin.word == "born":
         death = _dated(subject, subject_sources(subject, evidence), DEATH_WORDS, as_subject=True)
         if death:
@@ -263,7 +282,7 @@ def _duration(question: Question, evidence: Sequence[Evidence], today: datetime.
 def _duration_answer(question: Question, years: int, how: str, used: list[Used], today: datetime.date) -> Answer:
     unit = question.unit or Unit("year", "time")
     value = convert(years, Unit("year", "time"), unit) if unit.name != "year" else float(years)
-    if unit.name not in ("year", "decade", "century"):
+    if unit.name not in ("year", "calendar_decade", "century"):
         return Answer("unverifiable", f"{question.subject}: {how} = {years} years; the evidence gives years, not "
                       f"{unit}, so a figure in {unit} cannot be checked.", used, today)
     label, result = _conclusion(value, value, question, str(unit))
@@ -318,7 +337,14 @@ def _measure(question: Question, evidence: Sequence[Evidence], today: datetime.d
     measure = read.measure
     assert measure.unit is not None
     if question.relation == "=" and measure.unit.name == question.unit.name:
-        return None  # the same figure in the same unit: a reading question, for the judge
+        # The same unit: a reading question for the judge, unless only rounding separates the figures
+        # ("8,849 metres" against "8,848.86 metres"), which a text model reads as a contradiction.
+        if measure.value == question.threshold or abs(measure.value - question.threshold) > _rounding(question.stated):
+            return None
+        used = [Used(read.source.evidence, read.source.quote, measure.text)]
+        text = (f"{question.subject}: {measure.text}; the claim says {question.stated}, the same figure rounded "
+                f"(± {_number(_rounding(question.stated))}): holds")
+        return Answer(_label(True, question.negated), text, used, today)
     low, high = _interval(measure)
     if question.relation in ("=", "~", "nearly"):
         low = high = measure.value
@@ -341,6 +367,14 @@ def _measure(question: Question, evidence: Sequence[Evidence], today: datetime.d
         f" = {_range(low, high, unit)}")
     text = f"{question.subject}: {stated}{converted}; {_test(question, holds_now)}"
     return Answer(_label(holds_now, question.negated), text, used, today)
+
+
+def _rounding(stated: str) -> float:
+    """Half the last unit of precision a figure is written with ("8,849" ± 0.5, "8,800" ± 50, "8.85" ± 0.005)."""
+    digits = "".join(ch for ch in stated if ch.isdigit() or ch == ".")
+    if "." in digits:
+        return 10.0 ** -len(digits.split(".")[1]) / 2
+    return 10.0 ** (len(digits) - len(digits.rstrip("0"))) / 2
 
 
 def _tolerance(threshold: float, stated: str) -> float:

@@ -38,7 +38,7 @@ _TEMPERATURE = {
 }
 _TIME = {
     "centuries|century": "century",
-    "decades|decade": "decade",
+    "decades|decade": "calendar_decade",
     "years|year|yrs": "year",
     "months|month": "month",
     "weeks|week": "week",
@@ -75,7 +75,7 @@ class Unit:
 _SHOWN = {
     "meter": "metres", "kilometer": "km", "centimeter": "cm", "millimeter": "mm", "foot": "feet", "mile": "miles",
     "inch": "inches", "yard": "yards", "kilogram": "kg", "gram": "grams", "metric_ton": "tonnes", "pound": "lb",
-    "ounce": "oz", "degC": "°C", "degF": "°F", "kelvin": "K", "century": "centuries", "decade": "decades",
+    "ounce": "oz", "degC": "°C", "degF": "°F", "kelvin": "K", "century": "centuries", "calendar_decade": "decades",
     "year": "years", "month": "months", "week": "weeks", "day": "days", "hour": "hours", "minute": "minutes",
     "second": "seconds", "kilometer ** 2": "km²", "mile ** 2": "square miles", "meter ** 2": "m²",
 }
@@ -130,7 +130,10 @@ def unit_named(phrase: str) -> Unit | None:
 def _registry() -> pint.UnitRegistry[float]:
     import pint
 
-    return pint.UnitRegistry()
+    registry: pint.UnitRegistry[float] = pint.UnitRegistry()
+    # pint's own "decade" is a logarithmic ratio (a factor of ten), not ten years.
+    registry.define("calendar_decade = 10 * year")
+    return registry
 
 
 def convert(value: float, source: Unit, target: Unit) -> float:

@@ -176,18 +176,6 @@ AFFECT = phrase_pattern(
     r"(?:love|like|adore|hate|enjoy|prefer|dislike|admire|loved|liked|adored|hated|enjoyed)\b",
 )
 EXCLAMATIVE = phrase_pattern(r"what\s+an?\b")
-FRAMING = phrase_pattern(
-    r"(?:as\s+(?:everyone|everybody|we\s+all|you|most\s+people)\s+knows?|as\s+is\s+(?:well[\s-]known|common\s+knowledge)"
-    r"|(?:everyone|everybody|we\s+all)\s+knows?(?:\s+that)?"
-    r"|it\s+is\s+(?:well[\s-]known|common\s+knowledge|a\s+(?:well[\s-]known\s+)?fact|clear|obvious|undeniable|"
-    r"no\s+secret|widely\s+known|an\s+established\s+fact)\s+that"
-    r"|(?:studies|research|science|scientists|experts|the\s+data|data|history)\s+"
-    r"(?:confirms?|shows?|proves?|agrees?|demonstrates?|has\s+shown|have\s+shown)\s+that"
-    r"|obviously|clearly|of\s+course|undoubtedly|unquestionably|indisputably|evidently|needless\s+to\s+say"
-    r"|without\s+a\s+doubt|the\s+fact\s+is(?:\s+that)?|in\s+fact|believe\s+it\s+or\s+not)\b[\s,:]+",
-)
-"""Framing that asserts how certain or well known a statement is without changing it ("As everyone
-knows, ...", "It is well known that ...", "Studies confirm that ..."); stripped before the claim."""
 PREDICTION = phrase_pattern(
     r"(?:(?:i|we|they|analysts|experts|economists|forecasters|scientists|observers|many|some|most)\s+"
     r"(?:predict|predicted|forecast|expect|anticipate|project|foresee|bet|reckon\s+that\s+.*\bwill)"
@@ -203,12 +191,6 @@ FUTURE_TIME = re.compile(
     re.IGNORECASE,
 )
 """A future marker: with a "will" verb, the statement is a forecast ("Prices will fall next year")."""
-TAG_QUESTION = phrase_pattern(
-    r",\s*(?:right|correct|true|no|yes|eh|isn't\s+it|aren't\s+they|wasn't\s+it|weren't\s+they|don't\s+you\s+think|"
-    r"didn't\s+(?:it|they|he|she)|doesn't\s+(?:it|he|she)|don't\s+they|hasn't\s+it|haven't\s+they|isn't\s+that\s+so)"
-    r"\s*$",
-)
-"""A tag that turns a statement into a question ("..., right?", "..., isn't it?"): the statement is still a claim."""
 
 # --------------------------------------------------------------------------- courtesy
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from veracity.offline.extract import lexicon
+from veracity.offline.extract import framing, lexicon
 from veracity.offline.extract.coordination import Conjunct, split_conjuncts
 from veracity.offline.extract.segments import clause_spans, has_fact, is_question, passage_spans
 from veracity.offline.extract.subjects import next_subject, resolved_subject, splittable_subject, with_subject
@@ -64,9 +64,14 @@ def _sentence_claims(
     body_end = trim_end(text, start, end)
     start = trim_start(text, start, body_end)
     terminal = text[body_end:end]
-    tag = lexicon.TAG_QUESTION.search(text, start, body_end) if "?" in terminal else None
-    if tag is not None:  # "X, right?" asserts X
-        body_end, terminal = tag.start(), "."
+    if "?" in terminal:  # "X, right?" and "Did you know that X?" assert X
+        tag = framing.tag_question_start(text, start, body_end)
+        asserted = framing.asserted_question_start(text, start, body_end) if tag is None else None
+        if asserted is not None and first_verb(tokenize(text, asserted, body_end)) is not None:
+            start, terminal = asserted, "."
+        elif tag is not None:
+            body_end, terminal = tag, "."
+    body_end = framing.strip_trailing_frames(text, start, body_end)
     tokens = tokenize(text, start, body_end)
     if not tokens or terminal.rstrip("\"'”’)] \n\t").endswith(":"):
         return [], subject
@@ -87,9 +92,7 @@ def _passage_claims(
     if lexicon.PREDICTION.match(text, start, end) or (not strict and _is_forecast(text, start, end)):
         skipped.append(replace(passage, reason="prediction"))
         return [], subject
-    framing = lexicon.FRAMING.match(text, start, end)
-    if framing:
-        start = framing.end()
+    start = framing.strip_leading_frames(text, start, end)
     hedge = lexicon.HEDGE.match(text, start, end)
     if hedge:
         start = hedge.end()

@@ -84,8 +84,13 @@ class JudgeSettings:
 class EntailmentDecider:
     """Rules from the entailment probabilities of the scored candidates.
 
+    Only a *credible* passage can support: one the model reads as more entailing than contradicting
+    (P(supported) exceeds P(refuted)), and, for a window, one none of whose own sentences contradicts
+    the claim past `refute` (a small model may read a window as entailing although the sentence in
+    it that matters says the opposite: "... the Great Wall cannot be seen from the Moon").
+
     1. The highest P(refuted) reaches `refute` and, unless `contradiction_first`, is at least the
-       highest P(supported): refuted.
+       highest credible P(supported): refuted.
     2. The highest P(supported) reaches `support`: supported, unless an override signal fires on
        a single sentence past `support`, or on the passage that decided; that passage then
        refutes the claim (the model read it as entailing, but it names another number, negates
@@ -106,7 +111,8 @@ class EntailmentDecider:
         if not scored:
             return Decision("unverifiable", "No evidence text to judge the claim against.")
         t = self.settings
-        top_support = max(_entailment(c).supported for c in scored)
+        credible = _credible_support(scored, t.refute)
+        top_support = max((_entailment(c).supported for c in credible), default=0.0)
         top_refute = max(_entailment(c).refuted for c in scored)
         if top_refute >= t.refute and (t.contradiction_first or top_refute >= top_support):
             chosen = _decisive(scored, lambda p: p.refuted, t.refute)
@@ -114,7 +120,7 @@ class EntailmentDecider:
                 "refuted", f"The evidence contradicts the claim ({_entailment(chosen).describe()}).", chosen
             )
         if top_support >= t.support:
-            entailing = _past(scored, lambda p: p.supported, t.support)
+            entailing = _past(credible, lambda p: p.supported, t.support)
             # Windows are checked only when one decides: their other sentences may negate or
             # number something else ("Returns are not accepted after that.").
             for candidate in (c for c in entailing if c.sentences == 1 or c is entailing[0]):
@@ -140,6 +146,16 @@ class EntailmentDecider:
             if value is not None and signals.contradiction is value:
                 return value
         return None
+
+
+def _credible_support(candidates: list[Candidate], refute: float) -> list[Candidate]:
+    """The passages that may support: entailment above contradiction, and no own sentence refuting past `refute`."""
+    refuting = [c for c in candidates if c.sentences == 1 and _entailment(c).refuted >= refute]
+    return [
+        c for c in candidates
+        if _entailment(c).supported > _entailment(c).refuted
+        and not (c.sentences > 1 and any(c.contains(sentence) for sentence in refuting))
+    ]
 
 
 ProbabilityOf = Callable[[Probabilities], float]
