@@ -98,3 +98,32 @@ def test_unverifiable_needs_no_citation(world: FakeWorld) -> None:
     assert report.ok
     verdict = report.verdict_for("c2")
     assert verdict.label == "unverifiable" and verdict.quote is None and not verdict.downgraded
+
+
+BERLIN = "Berlin is the capital of Germany."
+NILE = "The Nile's two main branches meet at Khartoum in Sudan."
+GERMANY = "Berlin has been the capital of Germany since reunification in 1990."
+
+
+def berlin_world(world: FakeWorld, *replies: object) -> FakeWorld:
+    world.extract(claims_reply((BERLIN, BERLIN)))
+    world.evidence(BERLIN, [hit(NILE), hit(GERMANY)])
+    return world.judge(BERLIN, *replies)
+
+
+def test_a_chat_model_verdict_from_evidence_about_something_else_is_sent_back(world: FakeWorld) -> None:
+    berlin_world(world, verdict_reply("refuted", "c1-e1", NILE), verdict_reply("supported", "c1-e2", GERMANY))
+    report = veracity.check(BERLIN, model=world.model(), backend=world.backend())
+    assert world.judge_calls[BERLIN] == 2
+    assert "'c1-e1' is not about Berlin" in world.judge_prompts[BERLIN][1]
+    verdict = report.verdict_for("c1")
+    assert verdict.label == "supported" and verdict.evidence_id == "c1-e2" and report.ok
+
+
+def test_a_chat_model_that_keeps_citing_another_topic_gets_unverifiable_not_a_failure(world: FakeWorld) -> None:
+    berlin_world(world, verdict_reply("refuted", "c1-e1", NILE))
+    report = veracity.check(BERLIN, model=world.model(), backend=world.backend(), max_revisions=0)
+    verdict = report.verdict_for("c1")
+    assert verdict.label == "unverifiable" and verdict.quote is None and not verdict.downgraded
+    assert "not about Berlin" in verdict.reason
+    assert report.ok and not report.passed and not report.failures

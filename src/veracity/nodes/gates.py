@@ -34,6 +34,7 @@ from veracity.nodes.names import (
 )
 from veracity.nodes.payload import validate_payload
 from veracity.nodes.timing import Stopwatch
+from veracity.offline.judge.relevance import citation_off_topic
 from veracity.progress import ProgressEvent, emit, emit_verdict
 from veracity.state import ClaimInput, ClaimState, FactCheckState, evidence_for
 
@@ -174,6 +175,18 @@ def _problem(output: JudgeOutput, computation: Computation | None, evidence: lis
     return None
 
 
+def _off_topic(state: ClaimState, output: JudgeOutput, evidence: list[Evidence]) -> str | None:
+    """Why a judged supported/refuted verdict cites evidence about something else (see `relevance`), or None.
+
+    Computed verdicts and source mode are exempt: a computation names its own inputs, and in source
+    mode the given text is the only yardstick, whatever it names.
+    """
+    if output.label == "unverifiable" or state.get("computation") is not None or state.get("source_mode"):
+        return None
+    cited = next((item for item in evidence if item.id == (output.evidence_id or "").strip()), None)
+    return citation_off_topic(state["claim"].text, cited) if cited is not None else None
+
+
 def source_mode_reason(claim: Claim, label: str, reason: str) -> str:
     """In source mode, a reason that quotes the answer's offending phrase verbatim."""
     if label == "supported":
@@ -215,8 +228,15 @@ def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> Command[AfterV
         output, error = validate_payload(state.get("judge_payload"), JudgeOutput)
         if output is not None:
             problem = _problem(output, state.get("computation"), evidence)
+            off_topic = _off_topic(state, output, evidence) if problem is None else None
             if output.label == "unverifiable":
                 verdict = _verdict(state, output, verified=problem is None)
+            elif off_topic is not None and attempt >= runtime.context.max_judge_attempts:
+                verdict = _verdict(state, JudgeOutput(
+                    label="unverifiable", reason=f"Nothing found decides the claim: {off_topic}."), verified=False)
+            elif off_topic is not None:
+                error, headline = (f"{off_topic}; cite evidence about the claim's subject, or answer unverifiable",
+                                   "cited evidence is about something else")
             elif problem is None:
                 verdict = _verdict(state, output, verified=True)
             else:

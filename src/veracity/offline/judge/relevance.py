@@ -93,3 +93,15 @@ def off_topic_reason(subject: Subject, evidence: Sequence[Evidence]) -> str:
     if backends == {"source"}:
         return f"The source says nothing about {subject.described}."
     return f"None of the evidence ({count}) mentions {subject.described}."
+
+
+def citation_off_topic(claim: str, cited: Evidence) -> str | None:
+    """Why `cited` cannot decide `claim` because it is about something else, or None when it is about it.
+
+    For a verdict from any judge (a chat model included) that cites an evidence item.
+    """
+    subject = claim_subject(claim)
+    if is_about(subject, f"{cited.title}\n{cited.text}"):
+        return None
+    return f"the cited evidence {cited.id!r} is not about {subject.described}: it does not mention it"
+
