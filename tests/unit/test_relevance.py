@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from veracity.contracts import Evidence
 from veracity.offline.judge.entailment_judge import EntailmentJudge
-from veracity.offline.judge.relevance import claim_subject, is_about, off_topic_reason, on_topic
+from veracity.offline.judge.relevance import ABOUT_SIMILARITY, claim_subject, is_about, off_topic_reason, on_topic
 
 NILE = "The Nile flows north through Sudan; its two branches meet at Khartoum."
 EINSTEIN = "Albert Einstein was born in Ulm, in the German Empire, in 1879, and later lived in Germany and the US."
@@ -86,3 +88,26 @@ def test_shared_words_do_not_stand_in_for_a_missing_name() -> None:
     subject = claim_subject("Mount Fuji is the highest mountain in Japan.")
     assert not is_about(subject, "Mount Everest is the highest mountain on Earth above sea level.")
     assert is_about(subject, "Mount Fuji rises to 3,776 metres, the highest mountain in the country.")
+
+
+@pytest.mark.parametrize(("claim", "text"), [
+    ("Justice William O. Douglas served for 36 years.", "Douglas had the longest tenure of any Justice."),
+    ("Gary Smith's research focuses on history.", 'Find sources: "Gary Smith" economist.'),
+    ("Bristly Bellflowers grow on roadsides.", "Bristly Bellflower is a plant of Eurasia."),
+])
+def test_a_name_is_found_by_surname_stem_and_without_initials_or_possessive(claim: str, text: str) -> None:
+    assert is_about(claim_subject(claim), text)
+
+
+def test_a_namesake_sharing_the_surname_does_not_name_the_subject() -> None:
+    assert not is_about(claim_subject("William O. Douglas was a judge."), "Kirk Douglas was an actor.")
+
+
+def test_meaning_admits_an_item_without_shared_words_only_for_a_subject_with_no_name() -> None:
+    unnamed = claim_subject("Sinking sand can trap a walker.")
+    named = claim_subject("Mount Fuji is the highest mountain in Japan.")
+    item = Evidence(id="c1-e1", claim_id="c1", text="Quicksand is a colloid of fine granular material.", backend="kb")
+    assert on_topic(unnamed, [item]) == []
+    assert on_topic(unnamed, [item], closeness=lambda _: ABOUT_SIMILARITY) == [item]
+    assert on_topic(unnamed, [item], closeness=lambda _: ABOUT_SIMILARITY - 0.01) == []
+    assert on_topic(named, [item], closeness=lambda _: 0.99) == []

@@ -46,8 +46,11 @@ class Entity:
 
     @property
     def keys(self) -> tuple[str, ...]:
-        """Its lower-cased words in order, without joiners such as 'of'."""
-        return tuple(w.lower() for w in self.text.split() if w.lower() not in _ENTITY_JOINERS)
+        """Its lower-cased words in order, without joiners such as 'of', possessives or initials ("O.")."""
+        keys = (_POSSESSIVE.sub("", w.lower()).rstrip(".") for w in self.text.split())
+        kept = tuple(key for key in keys if key not in _ENTITY_JOINERS and key)
+        named = tuple(key for key in kept if len(key) > 1)
+        return named or kept
 
 
 def named_entities(text: str) -> list[Entity]:
@@ -75,7 +78,7 @@ def _named_entities(text: str) -> tuple[Entity, ...]:
         while probe < len(tokens):
             word = tokens[probe].group(0)
             gap = text[tokens[probe - 1].end():tokens[probe].start()]
-            if gap.strip():
+            if gap.strip() and not _after_initial(tokens[probe - 1].group(0), gap):
                 break
             if _is_capitalised(word) and word.lower() not in STOPWORDS | MONTHS | WEEKDAYS:
                 last = probe
@@ -89,6 +92,14 @@ def _named_entities(text: str) -> tuple[Entity, ...]:
         entities.append(Entity(text[start:end], start, end))
         index = last + 1
     return tuple(entities)
+
+
+_POSSESSIVE = re.compile(r"['’]s?$")
+
+
+def _after_initial(word: str, gap: str) -> bool:
+    """Whether `gap` is the full stop of an initial inside a name ("William O. Douglas")."""
+    return len(word) == 1 and word.isupper() and gap.strip() == "."
 
 
 def _is_capitalised(word: str) -> bool:
@@ -131,14 +142,20 @@ def names_entity(entity: Entity, text: str) -> bool:
     """Whether `text` names `entity` (see `mentions`), and not only a namesake that shares part of it.
 
     "Mount Everest" shares "Mount" with "Mount Fuji" but does not name it; "Opera House" names
-    "Sydney Opera House", and "White Nile" names "Nile" (it holds every word of the name).
+    "Sydney Opera House", "White Nile" names "Nile" (it holds every word of the name), and "Douglas"
+    names "Justice William O. Douglas" unless another name ends in Douglas ("Kirk Douglas").
+    Words compare by stem, so "Bristly Bellflower" names "Bristly Bellflowers".
     """
     if not mentions(entity, set(words(text))):
         return False
-    keys = set(entity.keys)
-    found = [set(other.keys) for other in named_entities(text)]
+    ordered = [stem(key) for key in entity.keys]
+    keys = set(ordered)
+    found = [{stem(key) for key in other.keys} for other in named_entities(text)]
     if any(keys <= other for other in found):
         return True
+    with_head = [other for other in found if ordered and ordered[-1] in other]
+    if with_head:  # "Douglas" for "William O. Douglas"; "Denzel Washington" is not "George Washington"
+        return all(other <= keys for other in with_head)
     return not any(other & keys and other - keys for other in found)
 
 

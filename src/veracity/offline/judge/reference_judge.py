@@ -134,10 +134,19 @@ class OfflineJudge:
         retry would return the same answer.
         """
         subject = claim_subject(claim)
-        relevant = on_topic(subject, evidence)
+        relevant = on_topic(subject, evidence, lambda item: self.closeness(claim, item))
         if not relevant:
             return JudgeOutput(label="unverifiable", reason=off_topic_reason(subject, evidence)).model_dump()
         return self.output(claim, self.candidates(claim, relevant))
+
+    def closeness(self, claim: str, item: Evidence) -> float:
+        """The cosine of `claim` against the item's closest quotable sentence (0.0 for an item with none)."""
+        sentences = quotable_sentences(item.text)
+        texts = [sentences[i].text for i in most_overlapping(claim, sentences, MAX_SENTENCES_PER_ITEM)]
+        if not texts:
+            return 0.0
+        vectors = self.embedder.embed([claim, *texts])
+        return float((vectors[1:] @ vectors[0]).max())
 
     def output(self, claim: str, candidates: list[Candidate]) -> dict[str, Any]:
         """`judge`'s answer from passages already scored (by `candidates`).
