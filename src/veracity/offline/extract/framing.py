@@ -34,7 +34,9 @@ _BARE_ADVERBS = (
 """Vouching adverbs that are also stripped with no comma after them ("Surely the tower is ...")."""
 _STATEMENT_OPENING = r"(?:(?:the|a|an|this|that|these|those|its|his|her|their|our|my|there|it)\b|(?-i:[A-Z0-9]))"
 
-_CLAUSE_VERBS = r"knows?|knew|agrees?|agreed|remembers?|remembered|understands?|understood|(?:is|are|was|were)\s+(?:well\s+)?aware"
+_CLAUSE_VERBS = (
+    r"knows?|knew|agrees?|agreed|remembers?|remembered|understands?|understood|(?:is|are|was|were)\s+(?:well\s+)?aware"
+)
 """Knowing verbs that vouch even with no "that" after them ("Everyone knows the tower is ...")."""
 
 _KNOWING_VERBS = (
@@ -116,7 +118,7 @@ TAG_QUESTION = phrase_pattern(
     rf"|(?:isn't|is|wasn't|was)\s+(?:that|it|this)\s+(?:so|right|true|correct|a\s+fact)"
     rf"|(?:true|right)\s+or\s+(?:false|not|wrong)|yes\s+or\s+no|if\s+i'm\s+not\s+mistaken|you\s+know)\s*$",
 )
-"""A tag that makes a statement a question ("..., right?", "..., wouldn't you agree?"): the statement is still a claim."""
+"""A tag that makes a statement a question ("..., right?", "..., wouldn't you agree?"); the statement is a claim."""
 
 LEADING_QUESTION = phrase_pattern(
     r"(?:(?:did|do|didn't|don't)\s+you\s+(?:know|realise|realize|remember|hear)(?:\s+that\b)?"
