@@ -5,8 +5,8 @@ Two rulers judge the same evidence side by side:
 * ``trusted``: what a check does now: the calculator first (computed claims), then the shipped
   offline judge with its relevance filter (`EntailmentJudge.judge`);
 * ``baseline``: today's judge before issue 14: the same entailment model and thresholds on all
-  the evidence, with no relevance filter and no calculator (`EntailmentJudge.output` over
-  `EntailmentJudge.candidates`).
+  the evidence, with no relevance filter, no calculator, and support from any passage past the
+  threshold (``support_must_dominate`` off), over `EntailmentJudge.candidates`.
 
 Parts (targets from issue 14):
 
@@ -34,6 +34,7 @@ Run it (repository root; about four minutes on two cores)::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import json
 import random
@@ -59,7 +60,7 @@ from veracity.evaluation.metrics import classify  # noqa: E402
 from veracity.kb.seeding import ensure_demo  # noqa: E402
 from veracity.kb.store import KnowledgeBase  # noqa: E402
 from veracity.offline.extract import extract_claims_offline  # noqa: E402
-from veracity.offline.judge.entailment_judge import EntailmentJudge  # noqa: E402
+from veracity.offline.judge.entailment_judge import EntailmentDecider, EntailmentJudge  # noqa: E402
 
 SHARED = HERE.parents[1] / "shared"
 PARTS = {"climatefever_claims": "climatefever_claims.jsonl", "factcheckgpt": "factcheckgpt_pairs.dev.jsonl"}
@@ -71,13 +72,15 @@ class Rulers:
 
     def __init__(self, today: datetime.date) -> None:
         self.judge = EntailmentJudge()
+        self.before = EntailmentDecider(dataclasses.replace(self.judge.settings, support_must_dominate=False))
         self.today = today
 
     def baseline(self, claim: str, evidence: list[Evidence]) -> str:
-        """Today's judge before issue 14: all evidence, no relevance filter, no calculator."""
+        """Today's judge before issue 14: all evidence, no relevance filter, no calculator, and any passage
+        past the support threshold supports (even one read as more contradicting)."""
         if not evidence:
             return "unverifiable"
-        return str(self.judge.output(claim, self.judge.candidates(claim, evidence))["label"])
+        return self.before.decide(claim, self.judge.candidates(claim, evidence)).label
 
     def trusted(self, claim: str, evidence: list[Evidence]) -> str:
         """What a check does now: the calculator, else the judge with its relevance filter."""

@@ -222,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     config["judge"] = {
         "support": chosen["support"], "refute": chosen["refute"], "contradiction_first": chosen["contradiction_first"],
         **chosen["passages"], "overrides": chosen["overrides"],
+        "support_must_dominate": config["judge"].get("support_must_dominate", True),
     }
     config["calibration"] = {
         "command": " ".join(["python training/calibrate.py", *(argv if argv is not None else sys.argv[1:])]),

@@ -64,6 +64,8 @@ class JudgeSettings:
     window_around: int
     window_sizes: tuple[int, ...]
     overrides: tuple[str, ...]
+    support_must_dominate: bool
+    """Only a passage read as more entailing than contradicting may support (see `EntailmentDecider`)."""
 
     @classmethod
     def from_config(cls, config: dict[str, Any] | None = None) -> JudgeSettings:
@@ -77,6 +79,7 @@ class JudgeSettings:
             contradiction_first=bool(judge["contradiction_first"]),
             top_sentences=int(judge["top_sentences"]), window_around=int(judge["window_around"]),
             window_sizes=tuple(int(size) for size in judge["window_sizes"]), overrides=tuple(judge["overrides"]),
+            support_must_dominate=bool(judge["support_must_dominate"]),
         )
 
 
@@ -84,10 +87,8 @@ class JudgeSettings:
 class EntailmentDecider:
     """Rules from the entailment probabilities of the scored candidates.
 
-    Only a *credible* passage can support: one the model reads as more entailing than contradicting
-    (P(supported) exceeds P(refuted)), and, for a window, one none of whose own sentences contradicts
-    the claim past `refute` (a small model may read a window as entailing although the sentence in
-    it that matters says the opposite: "... the Great Wall cannot be seen from the Moon").
+    With `support_must_dominate`, only a *credible* passage can support: one the model reads as more
+    entailing than contradicting ("entails 0.48, contradicts 0.47" is a split reading, not support).
 
     1. The highest P(refuted) reaches `refute` and, unless `contradiction_first`, is at least the
        highest credible P(supported): refuted.
@@ -111,7 +112,9 @@ class EntailmentDecider:
         if not scored:
             return Decision("unverifiable", "No evidence text to judge the claim against.")
         t = self.settings
-        credible = _credible_support(scored, t.refute)
+        credible = [
+            c for c in scored if not t.support_must_dominate or _entailment(c).supported > _entailment(c).refuted
+        ]
         top_support = max((_entailment(c).supported for c in credible), default=0.0)
         top_refute = max(_entailment(c).refuted for c in scored)
         if top_refute >= t.refute and (t.contradiction_first or top_refute >= top_support):
@@ -146,16 +149,6 @@ class EntailmentDecider:
             if value is not None and signals.contradiction is value:
                 return value
         return None
-
-
-def _credible_support(candidates: list[Candidate], refute: float) -> list[Candidate]:
-    """The passages that may support: entailment above contradiction, and no own sentence refuting past `refute`."""
-    refuting = [c for c in candidates if c.sentences == 1 and _entailment(c).refuted >= refute]
-    return [
-        c for c in candidates
-        if _entailment(c).supported > _entailment(c).refuted
-        and not (c.sentences > 1 and any(c.contains(sentence) for sentence in refuting))
-    ]
 
 
 ProbabilityOf = Callable[[Probabilities], float]
