@@ -32,6 +32,11 @@ BARE = "The Nile flows into the Mediterranean Sea."
     "The Nile flows into the Mediterranean Sea, doesn't it?",
     "The Nile flows into the Mediterranean Sea, correct?",
     "Did you know that the Nile flows into the Mediterranean Sea?",
+    "Any expert will confirm that the Nile flows into the Mediterranean Sea.",
+    "Everyone who has studied this knows that the Nile flows into the Mediterranean Sea.",
+    "It's no exaggeration to say that the Nile flows into the Mediterranean Sea.",
+    "The Nile flows into the Mediterranean Sea, and that's a fact.",
+    "Truth be told, the Nile flows into the Mediterranean Sea.",
 ])
 def test_a_framed_statement_gives_the_bare_claim(framed: str) -> None:
     [claim] = extract_claims_offline(framed)["claims"]
@@ -44,6 +49,7 @@ def test_a_framed_statement_gives_the_bare_claim(framed: str) -> None:
     "Naturally occurring uranium is radioactive.",  # an adverb that belongs to the noun phrase
     "Clearly visible stars are rare in cities.",
     "Experts met in Geneva in 2019.",
+    "Einstein said that the Nile flows into the Mediterranean Sea.",  # attributed to someone named: a claim about them
 ])
 def test_statements_that_only_look_framed_are_kept_whole(text: str) -> None:
     [claim] = extract_claims_offline(text)["claims"]

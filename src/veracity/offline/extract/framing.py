@@ -23,7 +23,8 @@ _VOUCHING_ADVERBS = (
     r"needless\s+to\s+say|believe\s+it\s+or\s+not|make\s+no\s+mistake|mind\s+you|"
     r"to\s+be\s+(?:honest|clear|fair|sure|frank)|(?:let's|let\s+us)\s+be\s+(?:honest|clear|real|frank)|"
     r"(?:fun|interesting|quick|little[\s-]known)\s+fact|trust\s+me|believe\s+me|let\s+me\s+tell\s+you|"
-    r"the\s+(?:truth|fact|reality|thing)\s+is"
+    r"the\s+(?:truth|fact|reality|thing)\s+is|truth\s+be\s+told|to\s+tell\s+(?:you\s+)?the\s+truth|"
+    r"in\s+all\s+honesty|(?:let's\s+)?face\s+it|no\s+doubt\s+about\s+it|you\s+know\s+what"
 )
 """Sentence adverbs and set phrases that only vouch for what follows ("Honestly,", "Of course")."""
 
@@ -44,7 +45,8 @@ _KNOWING_VERBS = (
     r"demonstrates?|demonstrated|establish(?:es|ed)?|finds?|found|acknowledges?|acknowledged|accepts?|accepted|"
     r"recogni[sz]es?|recogni[sz]ed|understands?|understood|reali[sz]es?|reali[sz]ed|remembers?|remembered|"
     r"admits?|admitted|says?|said|tells?\s+us|told\s+us|teaches|taught\s+us|indicates?|indicated|"
-    r"reports?|reported|documents?|documented|(?:is|are|was|were)\s+(?:well\s+)?aware"
+    r"reports?|reported|documents?|documented|(?:is|are|was|were)\s+(?:well\s+)?aware|"
+    r"(?:tells?|told|will\s+tell|can\s+tell|would\s+tell)\s+(?:you|us)|(?:will|would|can|could)\s+(?:confirm|agree|say)"
 )
 """Verbs by which someone vouches for a statement ("everyone knows", "studies have shown")."""
 
@@ -92,7 +94,10 @@ LEADING_FRAME = phrase_pattern(
     rf"|(?:i'm|i\s+am|we're|we\s+are)\s+(?:absolutely\s+|quite\s+|very\s+|100%\s+)?(?:sure|certain|confident|positive)"
     rf"(?:\s+that\b)?\s*,?\s*"
     rf"|(?:you\s+(?:should|must|might|may)\s+(?:already\s+)?know|don't\s+forget|never\s+forget)(?:\s+that\b)?\s*,?\s*"
-    rf"|(?:it's|it\s+is)\s+worth\s+(?:noting|remembering|mentioning|knowing)(?:\s+that\b)?\s*,?\s*)",
+    rf"|(?:it's|it\s+is)\s+worth\s+(?:noting|remembering|mentioning|knowing)(?:\s+that\b)?\s*,?\s*"
+    rf"|(?:it's|it\s+is|it\s+would\s+be)\s+(?:no\s+exaggeration|safe|fair|accurate|correct|true)\s+to\s+say"
+    rf"(?:\s+that\b)?\s*,?\s*"
+    rf"|(?P<generic>(?:(?!that\b)[^\W\d_][^\s,;:]*\s+){{1,7}}?)(?:{_KNOWING_VERBS})\s+that\b\s*)",
 )
 """A frame before the statement. Applied repeatedly ("Honestly, as everyone knows, X")."""
 
@@ -102,7 +107,9 @@ TRAILING_FRAME = phrase_pattern(
     rf"|as\s+is\s+(?:{_VOUCHED_STATES})"
     rf"|(?:{_VOUCHERS})\s+{_HELPERS}(?:{_KNOWING_VERBS})(?:\s+(?:that|it|this))?"
     rf"|you\s+know|i\s+(?:promise|assure\s+you|tell\s+you|swear)|trust\s+me|believe\s+me|no\s+question"
-    rf"|that's\s+(?:a\s+fact|for\s+sure|certain|true))\s*$",
+    rf"|(?:and\s+)?(?:that's|that\s+is|this\s+is|that\s+much\s+is|it's|it\s+is)\s+(?:(?:a|an)\s+"
+    rf"(?:(?:established|undeniable|known|simple|plain)\s+)?(?:fact|given)|for\s+sure|certain|true|clear|obvious|"
+    rf"undeniable|beyond\s+doubt))\s*$",
 )
 """A frame after the statement: "X, of course.", "X, as everyone knows.", "X — studies confirm it."."""
 
@@ -138,10 +145,31 @@ def strip_leading_frames(text: str, start: int, end: int) -> int:
     """
     for _ in range(_MAX_FRAMES):
         frame = LEADING_FRAME.match(text, start, end)
-        if frame is None or not _has_words(text, frame.end(), end, 2):
+        if frame is None or not _has_words(text, frame.end(), end, 2) or _names_a_source(frame):
             break
         start = frame.end()
     return start
+
+
+def _names_a_source(frame: re.Match[str]) -> bool:
+    """Whether a frame with a free-form subject attributes the statement to someone named.
+
+    "Any expert will confirm that X" only vouches for X; "Einstein said that X" is a claim about
+    what Einstein said, and stays whole.
+    """
+    generic = frame.group("generic")
+    if not generic:
+        return False
+    first, *rest = generic.split()
+    named_first = first[:1].isupper() and first.lower() not in _GENERIC_OPENERS
+    return named_first or any(word[:1].isupper() for word in rest)
+
+
+_GENERIC_OPENERS = frozenset({
+    "any", "every", "all", "most", "many", "some", "each", "everyone", "everybody", "anyone", "anybody", "no",
+    "nobody", "people", "experts", "scientists", "historians", "researchers", "doctors", "we", "you", "they",
+    "the", "a", "an", "those", "these", "my", "our", "your", "their", "one", "studies", "research", "science",
+})
 
 
 def strip_trailing_frames(text: str, start: int, end: int) -> int:
