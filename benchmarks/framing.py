@@ -39,6 +39,22 @@ FRAMINGS = (
     "{bare_no_stop}, right?",
     "{bare_no_stop}, isn't it?",
 )
+"""The ten framings issue 14 names: the splitter was developed against these."""
+
+UNSEEN_FRAMINGS = (
+    "As most people are aware, {lower}",
+    "It is beyond dispute that {lower}",
+    "Scholars have repeatedly demonstrated that {lower}",
+    "{bare_no_stop}, as any expert will tell you.",
+    "Let's face it: {lower}",
+    "It has long been established that {lower}",
+    "Nobody can deny that {lower}",
+    "{bare_no_stop}, and everyone knows it.",
+    "Indisputably, {lower}",
+    "{bare_no_stop}, wouldn't you say?",
+)
+"""Ten more, written after the splitter's framing rules and never used to change them: how the rules
+carry over to phrasings nobody wrote them for."""
 
 
 def framed(claim: str, framing: str) -> str:
