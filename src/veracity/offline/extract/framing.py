@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from veracity.offline.extract.lexicon import phrase_pattern
+from veracity.offline.judge.entities import named_entities
 
 _VOUCHING_ADVERBS = (
     r"obviously|clearly|certainly|surely|undoubtedly|unquestionably|indisputably|undeniably|evidently|plainly|"
@@ -64,7 +65,10 @@ _HELPERS = (
     r"consistently|conclusively)\s+)*"
 )
 
-_IT_IS = r"(?:it\s+is|it's|it\s+was|it\s+has\s+been|it's\s+been|it\s+had\s+been|it\s+remains)"
+_IT_IS = (
+    r"(?:it(?:\s+is|'s|\s+was|\s+has|\s+had|\s+remains)"
+    r"(?:\s+(?:long|always|now|since|widely|generally|already|clearly|repeatedly))*(?:\s+been)?)"
+)
 _VOUCHED_STATES = (
     r"(?:(?:well|widely|generally|commonly|universally|long|scientifically|historically)[\s-]+)?"
     r"(?:known|accepted|acknowledged|established|proven|proved|confirmed|documented|recogni[sz]ed|understood|"
@@ -105,7 +109,7 @@ TRAILING_FRAME = phrase_pattern(
     rf"\s*[,;—–-]\s*(?:(?:{_VOUCHING_ADVERBS})"
     rf"|as\s+(?:(?!as\b)[^\s,;:]+\s+){{0,4}}?(?:{_KNOWING_VERBS})(?:\s+(?:it|that|this))?"
     rf"|as\s+is\s+(?:{_VOUCHED_STATES})"
-    rf"|(?:{_VOUCHERS})\s+{_HELPERS}(?:{_KNOWING_VERBS})(?:\s+(?:that|it|this))?"
+    rf"|(?:and\s+)?(?:{_VOUCHERS})\s+{_HELPERS}(?:{_KNOWING_VERBS})(?:\s+(?:that|it|this))?"
     rf"|you\s+know|i\s+(?:promise|assure\s+you|tell\s+you|swear)|trust\s+me|believe\s+me|no\s+question"
     rf"|(?:and\s+)?(?:that's|that\s+is|this\s+is|that\s+much\s+is|it's|it\s+is)\s+(?:(?:a|an)\s+"
     rf"(?:(?:established|undeniable|known|simple|plain)\s+)?(?:fact|given)|for\s+sure|certain|true|clear|obvious|"
@@ -160,16 +164,9 @@ def _names_a_source(frame: re.Match[str]) -> bool:
     generic = frame.group("generic")
     if not generic:
         return False
-    first, *rest = generic.split()
-    named_first = first[:1].isupper() and first.lower() not in _GENERIC_OPENERS
-    return named_first or any(word[:1].isupper() for word in rest)
+    return bool(named_entities(frame.group(0)))
 
 
-_GENERIC_OPENERS = frozenset({
-    "any", "every", "all", "most", "many", "some", "each", "everyone", "everybody", "anyone", "anybody", "no",
-    "nobody", "people", "experts", "scientists", "historians", "researchers", "doctors", "we", "you", "they",
-    "the", "a", "an", "those", "these", "my", "our", "your", "their", "one", "studies", "research", "science",
-})
 
 
 def strip_trailing_frames(text: str, start: int, end: int) -> int:
