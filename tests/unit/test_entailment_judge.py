@@ -249,6 +249,18 @@ def test_the_shortest_passage_past_the_threshold_is_quoted() -> None:
     assert EntailmentDecider(SETTINGS).decide(claim, [window, sentence]).candidate is sentence
 
 
+@pytest.mark.parametrize(("claim", "passage"), [
+    ("Lake Tarn is 312 metres deep.", "Lake Mere is 95 metres deep."),
+    ("Lake Tarn is frozen in winter.", "Lake Mere is not frozen in winter."),
+])
+def test_a_mismatch_on_a_passage_about_another_subject_decides_nothing(claim: str, passage: str) -> None:
+    decision = EntailmentDecider(SETTINGS).decide(claim, candidates(claim, (passage, 0.8, 0.1)))
+    assert decision.label == "unverifiable" and decision.candidate is None
+    assert "another subject or predicate" in decision.reason
+    same = passage.replace("Lake Mere", "Lake Tarn")
+    assert EntailmentDecider(SETTINGS).decide(claim, candidates(claim, (same, 0.8, 0.1))).label == "refuted"
+
+
 def test_a_passage_read_as_more_contradicting_than_entailing_never_supports() -> None:
     claim = "The museum opened in 1990."
     decision = EntailmentDecider(SETTINGS).decide(claim, candidates(claim, ("It opened then, or later.", 0.62, 0.38)))

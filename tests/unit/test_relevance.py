@@ -6,7 +6,14 @@ import pytest
 
 from veracity.contracts import Evidence
 from veracity.offline.judge.entailment_judge import EntailmentJudge
-from veracity.offline.judge.relevance import ABOUT_SIMILARITY, claim_subject, is_about, off_topic_reason, on_topic
+from veracity.offline.judge.relevance import (
+    ABOUT_SIMILARITY,
+    claim_subject,
+    is_about,
+    off_topic_reason,
+    on_topic,
+    same_subject_and_predicate,
+)
 
 NILE = "The Nile flows north through Sudan; its two branches meet at Khartoum."
 EINSTEIN = "Albert Einstein was born in Ulm, in the German Empire, in 1879, and later lived in Germany and the US."
@@ -111,3 +118,12 @@ def test_meaning_admits_an_item_without_shared_words_only_for_a_subject_with_no_
     assert on_topic(unnamed, [item], closeness=lambda _: ABOUT_SIMILARITY) == [item]
     assert on_topic(unnamed, [item], closeness=lambda _: ABOUT_SIMILARITY - 0.01) == []
     assert on_topic(named, [item], closeness=lambda _: 0.99) == []
+
+
+def test_same_subject_and_predicate() -> None:
+    claim = "Lake Tarn is 312 metres deep."
+    assert same_subject_and_predicate(claim, "Lake Tarn reaches 300 metres deep in places.")
+    assert same_subject_and_predicate(claim, "It is 95 metres deep.")  # opens with no name: the item's subject
+    assert not same_subject_and_predicate(claim, "Lake Mere is 95 metres deep.")  # another subject
+    assert not same_subject_and_predicate(claim, "Lake Tarn was surveyed in 1905.")  # another predicate
+    assert same_subject_and_predicate(claim, "Lake Mere is 95 metres deep.", subject_may_differ=True)

@@ -36,6 +36,7 @@ from veracity.offline.judge.reference_judge import (
     quotable_sentences,
     same_paragraph,
 )
+from veracity.offline.judge.relevance import same_subject_and_predicate
 from veracity.offline.judge.signals import CONTRADICTION_DETECTORS, Contradiction, Signals, compute_signals
 from veracity.offline.model.embedder import Embedder
 from veracity.offline.model.entailment import EntailmentModel, Probabilities, default_entailment_model, load_config
@@ -126,16 +127,29 @@ class EntailmentDecider:
             entailing = _past(credible, lambda p: p.supported, t.support)
             # Windows are checked only when one decides: their other sentences may negate or
             # number something else ("Returns are not accepted after that.").
+            set_aside: list[Candidate] = []
             for candidate in (c for c in entailing if c.sentences == 1 or c is entailing[0]):
                 signal = self._override(candidate.signals)
-                if signal is not None:
-                    return Decision(
-                        "refuted",
-                        f"{signal.describe()} (the entailment model alone would say supported: "
-                        f"{_entailment(candidate).describe()}).",
-                        candidate,
-                    )
-            chosen = entailing[0]
+                if signal is None:
+                    continue
+                if not same_subject_and_predicate(claim, candidate.text, subject_may_differ=signal is
+                                                  candidate.signals.entity):
+                    set_aside.append(candidate)  # a mismatch about something else decides nothing
+                    continue
+                return Decision(
+                    "refuted",
+                    f"{signal.describe()} (the entailment model alone would say supported: "
+                    f"{_entailment(candidate).describe()}).",
+                    candidate,
+                )
+            remaining = [c for c in entailing if c not in set_aside]
+            if not remaining:
+                return Decision(
+                    "unverifiable",
+                    f"The passage that entails the claim ({_entailment(set_aside[0]).describe()}) differs from it "
+                    "about another subject or predicate, so it decides nothing.",
+                )
+            chosen = remaining[0]
             return Decision("supported", f"The evidence entails the claim ({_entailment(chosen).describe()}).", chosen)
         return Decision(
             "unverifiable",

@@ -124,3 +124,24 @@ def citation_off_topic(claim: str, cited: Evidence) -> str | None:
         return None
     return f"the cited evidence {cited.id!r} is not about {subject.described}: it does not mention it"
 
+
+def same_subject_and_predicate(claim: str, passage: str, *, subject_may_differ: bool = False) -> bool:
+    """Whether `passage` speaks of the claim's subject and predicate, so a mismatch on it is a contradiction.
+
+    The predicate: the passage shares a content word of the claim outside its subject (any, for a
+    claim with none). The subject: a passage that opens with a name opens with the claim's own
+    (a passage that opens otherwise, "It has 1,000 rooms", is read as being about the item's
+    subject). `subject_may_differ` drops the subject test, for a detector whose contradiction is
+    another name in the subject's place.
+    """
+    subject = claim_subject(claim)
+    passage = fold_accents(passage)
+    subject_stems = set(content_stems(subject.name.text)) if subject.name is not None else set()
+    predicate = {stem for stem in subject.stems - subject_stems if not stem[:1].isdigit()}
+    if predicate and not predicate & set(content_stems(passage)):
+        return False
+    if subject_may_differ or subject.name is None:
+        return True
+    opening = claim_subject(passage).name
+    return opening is None or names_entity(subject.name, opening.text) or names_entity(opening, subject.name.text)
+
