@@ -127,3 +127,11 @@ def test_same_subject_and_predicate() -> None:
     assert not same_subject_and_predicate(claim, "Lake Mere is 95 metres deep.")  # another subject
     assert not same_subject_and_predicate(claim, "Lake Tarn was surveyed in 1905.")  # another predicate
     assert same_subject_and_predicate(claim, "Lake Mere is 95 metres deep.", subject_may_differ=True)
+
+
+def test_a_claim_opening_with_no_name_needs_one_of_its_later_names() -> None:
+    subject = claim_subject("The largest desert in the world is the Sahara.")
+    assert subject.name is None and subject.described == "Sahara"
+    amazon = "The Amazon is the largest river in the world by volume."
+    assert not is_about(subject, amazon)  # "largest" and "world" are not enough without the Sahara
+    assert is_about(subject, "The Sahara is the largest hot desert in the world.")

@@ -6,7 +6,8 @@ must neither support nor refute it: the claim is unverifiable, with a reason tha
 the evidence lacks, and no quote from the unrelated text.
 
 An item (its title and text) is about a claim when it names the claim's subject; a claim that
-opens with no name is matched by its words instead: the item must share at least
+opens with no name is matched by its words instead (and must name one of the names it holds further
+on, if any): the item must share at least
 `MIN_SHARED_STEMS` of the claim's content words (all of them, for a claim with fewer), or by meaning:
 an embedding of its closest sentence at `ABOUT_SIMILARITY` or more. The
 subject is the name a claim opens with ("Berlin is the capital of Germany", "The Sydney Opera
@@ -49,6 +50,8 @@ class Subject:
     name: Entity | None
     stems: frozenset[str]
     described: str
+    names: tuple[Entity, ...] = ()
+    """The names a claim that opens with none holds further on ("... is the Sahara")."""
 
 
 def fold_accents(text: str) -> str:
@@ -62,23 +65,31 @@ def claim_subject(claim: str) -> Subject:
     names = named_entities(claim)
     leading = names[0] if names and set(words(claim[:names[0].start])) <= _LEADING_WORDS else None
     if leading is not None:
-        described = leading.text
-    else:
-        content = [word for word in _WORD.findall(claim) if word.lower() not in STOPWORDS and word.lower() != "not"]
-        described = " ".join(content[:MAX_DESCRIBED_WORDS]) or claim.strip()
-    return Subject(name=leading, stems=frozenset(content_stems(claim)), described=described)
+        return Subject(name=leading, stems=frozenset(content_stems(claim)), described=leading.text)
+    content = [word for word in _WORD.findall(claim) if word.lower() not in STOPWORDS and word.lower() != "not"]
+    described = " ".join(content[:MAX_DESCRIBED_WORDS]) or claim.strip()
+    inner = tuple(names)
+    if inner:
+        described = " or ".join(dict.fromkeys(name.text for name in inner))
+    return Subject(name=None, stems=frozenset(content_stems(claim)), described=described, names=inner)
+
+
+def names_one_of(subject: Subject, text: str) -> bool:
+    """Whether `text` names one of the names a claim with no leading name holds (True when it holds none)."""
+    return not subject.names or any(names_entity(name, text) for name in subject.names)
 
 
 def is_about(subject: Subject, text: str) -> bool:
     """Whether `text` is about the subject: it names the leading name (or, with none, shares enough words).
 
     Shared words never stand in for a missing name: "Mount Fuji is the highest mountain in
-    Japan" is not decided by a note on Mount Everest, although both say "highest mountain".
+    Japan" is not decided by a note on Mount Everest, although both say "highest mountain", and
+    "The largest desert in the world is the Sahara" needs a text that names the Sahara.
     """
     text = fold_accents(text)
     if subject.name is not None:
         return names_entity(subject.name, text)
-    if not subject.stems:
+    if not subject.stems or not names_one_of(subject, text):
         return False
     shared = subject.stems & set(content_stems(text))
     return len(shared) >= min(MIN_SHARED_STEMS, len(subject.stems))
