@@ -9,10 +9,11 @@ Rules:
 - Each claim must stand alone: replace pronouns and vague references ("it", "the building",
   "she") with the names they refer to.
 - Keep the claim faithful to the text: do not add, correct or soften anything.
-- Leave out framing that only says how certain or well known a statement is ("As everyone
-  knows, ...", "Obviously, ...", "It is well known that ...", "Studies confirm that ..."): the
-  claim is the statement itself. A statement followed by a tag question ("..., right?",
-  "..., isn't it?") is still a claim.
+- Leave out framing that only says how certain or well known a statement is, before or after
+  it ("As everyone knows, ...", "Obviously, ...", "It is well known that ...", "Studies confirm
+  that ...", "..., of course."): the claim is the statement itself. A statement followed by a
+  tag question ("..., right?", "..., isn't it?") or asked as "Did you know that ...?" is still
+  a claim. Keep an attribution to a named source ("NASA reported that ...") as part of the claim.
 - Skip questions, greetings, courtesy and instructions. Do not turn opinions, value judgements
   ("X is overrated", "the best film ever") or predictions ("we predict ...", "X will win next
   year") into claims: list each in `skipped` with its verbatim `source` and the reason
