@@ -227,3 +227,22 @@ def test_irregular_past_verbs_date_an_event() -> None:
     assert question is not None and question.kind == "since" and question.verb == "born"
     answer = calculate("Ana Lind was born more than 130 years ago.", [PAINTER], TODAY)
     assert answer is not None and answer.label == "supported"
+
+
+@pytest.mark.parametrize(("claim", "label"), [
+    ("The Kettle Nebula is over 2 billion years old.", "supported"),
+    ("The Kettle Nebula is less than 2.9 billion years old.", "unverifiable"),  # about 2.8 ± 5 %: straddles 2.9
+    ("The Kettle Nebula formed more than 4 billion years ago.", "refuted"),
+])
+def test_an_age_the_evidence_states_as_years_ago_is_read(claim: str, label: str) -> None:
+    nebula = item("Kettle Nebula", "The Kettle Nebula is a cloud of gas. It formed about 2.8 billion years ago.")
+    answer = calculate(claim, [nebula], TODAY)
+    assert answer is not None and answer.label == label, answer
+    if label != "unverifiable":
+        assert [used.value for used in answer.inputs] == ["about 2.8 billion years"]
+
+
+def test_a_union_dates_a_country() -> None:
+    union = item("Ostland", "The three duchies united as the Republic of Ostland on 1 March 1920.")
+    answer = calculate("The Republic of Ostland is over 100 years old.", [union], TODAY)
+    assert answer is not None and answer.label == "supported" and "1 March 1920" in answer.text

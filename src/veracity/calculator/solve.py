@@ -27,7 +27,7 @@ from veracity.offline.judge.words import content_stems
 ORIGIN_WORDS = (
     "completed", "completion", "opened", "dedicated", "inaugurated", "unveiled", "finished", "founded",
     "established", "built", "constructed", "erected", "created", "launched", "formed", "born", "published",
-    "released", "written", "discovered",
+    "released", "written", "discovered", "united", "unified", "federated", "incorporated",
 )
 """Words before a date that mark when a thing came to be, in order of preference."""
 START_WORDS = frozenset({"began", "begun", "started", "commenced", "begin", "beginning", "start"})
@@ -227,6 +227,9 @@ def _age(question: Question, evidence: Sequence[Evidence], today: datetime.date)
     subject = Subject.of(question.subject)
     origin = _origin(subject, evidence, question.verb)
     if origin is None:
+        stated = _stated_age(subject, evidence, question.verb)
+        if stated is not None:
+            return _age_from_stated(question, stated, today)
         return _missing(question, "date it came to be" if question.kind == "age" else f"date for '{question.verb}'")
     if question.kind == "age" and origin.word == "born":
         death = _dated(subject, subject_sources(subject, evidence), DEATH_WORDS, as_subject=True)
@@ -240,6 +243,35 @@ def _age(question: Question, evidence: Sequence[Evidence], today: datetime.date)
     label, result = _conclusion(low, high, question, str(unit))
     text = f"{question.subject}: {origin.word} {origin.date.text} → today {today.isoformat()} = {result}"
     return Answer(label, text, [_used(origin)], today)
+
+
+_AGO = re.compile(r"\s+ago\b", re.IGNORECASE)
+
+
+def _stated_age(subject: Subject, evidence: Sequence[Evidence], verb: str | None) -> _Read | None:
+    """An age the evidence states outright for the subject: "It formed about 4.6 billion years ago"."""
+    wanted = frozenset(ORIGIN_WORDS) | ({verb} if verb else set())
+    for source in subject_sources(subject, evidence):
+        sentence = source.sentence.text
+        for measure in find_measures(sentence):
+            if measure.unit is None or measure.unit.dimension != "time" or not _AGO.match(sentence, measure.end):
+                continue
+            before = [word.lower() for word in re.findall(r"[^\W\d_]+", sentence[:measure.start])]
+            event = next((word for word in reversed(before) if word in EVENT_WORDS or word in wanted), None)
+            if event in wanted and subject.is_sentence_subject(sentence, _word_position(sentence, event,
+                                                                                        measure.start)):
+                return _Read(source, measure)
+    return None
+
+
+def _age_from_stated(question: Question, stated: _Read, today: datetime.date) -> Answer:
+    measure = stated.measure
+    assert measure.unit is not None
+    unit = question.unit or Unit("year", "time")
+    low, high = (convert(value, measure.unit, unit) if math.isfinite(value) else value for value in _interval(measure))
+    label, result = _conclusion(low, high, question, str(unit))
+    used = [Used(stated.source.evidence, stated.source.quote, measure.text)]
+    return Answer(label, f"{question.subject}: {measure.text} ago = {result}", used, today)
 
 
 def _lifespan(question: Question, evidence: Sequence[Evidence], today: datetime.date) -> Answer:
