@@ -246,3 +246,27 @@ def test_a_union_dates_a_country() -> None:
     union = item("Ostland", "The three duchies united as the Republic of Ostland on 1 March 1920.")
     answer = calculate("The Republic of Ostland is over 100 years old.", [union], TODAY)
     assert answer is not None and answer.label == "supported" and "1 March 1920" in answer.text
+
+
+def test_more_than_n_years_ago_compares_the_time_elapsed_not_whole_years() -> None:
+    answer = calculate("The Harbour Bridge opened more than 94 years ago.", [BRIDGE], TODAY)
+    assert answer is not None and answer.label == "supported"  # 19 March 1932 -> 94 years and 250 days
+    assert "94 years and 250 days" in answer.text
+    exact = calculate("The Harbour Bridge opened 94 years ago.", [BRIDGE], TODAY)
+    assert exact is not None and exact.label == "supported"
+
+
+def test_a_comparison_before_a_figure_is_not_read_as_an_exact_figure() -> None:
+    light = item("Light", "Light in a vacuum travels at 299,792 kilometres per second.")
+    faster = calculate("Light travels faster than 1,000 km per second.", [light], TODAY)
+    assert faster is not None and faster.label == "supported"
+    assert parse_question("The probe flew quicker than 1,000 km per second.") is None  # an unknown comparative
+
+
+@pytest.mark.parametrize(("claim", "label"), [
+    ("Ana Lind was born before the Grand Canal was completed.", "supported"),
+    ("Ana Lind was born after the Grand Canal was completed.", "refuted"),
+])
+def test_two_things_in_time_order_are_compared_by_their_dates(claim: str, label: str) -> None:
+    answer = calculate(claim, [PAINTER, CANAL], TODAY)
+    assert answer is not None and answer.label == label, answer

@@ -57,11 +57,21 @@ _DURATION = re.compile(
 )
 _COMPARATIVE = "|".join(COMPARATIVES)
 _COMPARE = re.compile(
-    rf"^(?P<subject>.+?)\s+(?:is|are|was|were|stands|runs|flows|'s)\s+{_NOT}"
+    rf"^(?P<subject>.+?)\s+(?:is|are|was|were|stands|runs|flows|travels|moves|goes|rises|reaches|extends|stretches|"
+    rf"grows|spans|flies|lived|lives|'s)\s+{_NOT}"
     rf"(?:much\s+|far\s+|slightly\s+|a\s+lot\s+|considerably\s+|significantly\s+|even\s+)?"
     rf"(?P<adj>{_COMPARATIVE})\s+than\s+(?P<other>.+)$",
     _FLAGS,
 )
+_ORDER = re.compile(
+    r"^(?P<subject>.+?)\s+(?:was|were)\s+(?P<neg>not\s+)?(?P<verb>born|built|founded|established|opened|completed|"
+    r"constructed|created|formed|launched|published|discovered|dedicated)\s+"
+    r"(?P<order>before|after|earlier\s+than|later\s+than|prior\s+to)\s+(?P<other>[^\d].*)$",
+    _FLAGS,
+)
+"""Two things in time order: "Marie Curie was born before Albert Einstein" (a year after it is left to the judge)."""
+_UNREAD_COMPARISON = re.compile(r"\b(?:[a-z]+er|more|less|fewer)\s+than\s*$", _FLAGS)
+"""A comparison just before a figure ("faster than"), which an exact reading of the figure would drop."""
 _PAST_VERB = re.compile(
     r"\b(?P<verb>[a-z]+ed|built|began|begun|won|wrote|written|made|became|flew|rose|fell|sank|held|took|"
     r"set|found|split|ran|led|born|bore|rose|grew|drew|threw|sang|swam|gave|came|went|saw|met|left|lost|sold|told|"
@@ -146,6 +156,14 @@ def _compare(match: re.Match[str]) -> Question | None:
                     other=other, dimension=dimension, direction=direction, negated=negated)
 
 
+def _order(match: re.Match[str]) -> Question:
+    earlier = match.group("order").lower().split()[0] in ("before", "earlier", "prior")
+    direction = 1 if earlier else -1  # before: the subject came to be first, so it is older
+    return Question(kind="compare", subject=match.group("subject").strip(), relation=">" if earlier else "<",
+                    other=match.group("other").strip(), dimension="age", direction=direction,
+                    verb=match.group("verb").lower(), negated=bool(match.group("neg")))
+
+
 def _measure(claim: str) -> Question | None:
     measures = [m for m in find_measures(claim) if m.unit is not None and m.unit.dimension != "time"]
     physical = [m for m in measures if m.unit is not None and m.unit.dimension in _MEASURED]
@@ -155,6 +173,8 @@ def _measure(claim: str) -> Question | None:
         return None
     measure = chosen[0]
     subject = claim[:measure.start]
+    if measure.hedge == "exact" and _UNREAD_COMPARISON.search(subject):
+        return None  # "travels faster than 1,000 km/s" is no exact figure: the judge rules
     verb = re.search(rf"\s+(?:{_BE[3:-1]}|has|have|had|measures?|measured|stands?|stood|reaches|reached|runs?|"
                      r"covers?|covered|weighs?|weighed|boils?|freezes?|melts?|travels?|wrote|contains?|includes?|"
                      r"spans?|rises?|is\s+about|lies)\b", subject, _FLAGS)
@@ -182,6 +202,8 @@ def parse_question(claim: str) -> Question | None:
         return _timed("duration", match, unit_text=match.group("unit"))
     if match := _COMPARE.match(text):
         return _compare(match)
+    if match := _ORDER.match(text):
+        return _order(match)
     return _measure(text)
 
 

@@ -36,6 +36,9 @@ BIRTH_WORDS = frozenset({"born", "birth"})
 DEATH_WORDS = frozenset({"died", "death", "dies", "killed"})
 EVENT_WORDS = frozenset(ORIGIN_WORDS) | START_WORDS | END_WORDS | DEATH_WORDS | {"baptised", "baptized"}
 
+DAYS_PER_YEAR = 365.2425
+"""Mean Gregorian year, for the time elapsed since an exact date."""
+
 APPROXIMATE = 0.05
 """Relative width of "about X" in evidence."""
 AROUND = 0.10
@@ -240,9 +243,27 @@ def _age(question: Question, evidence: Sequence[Evidence], today: datetime.date)
     unit = question.unit or Unit("year", "time")
     factor = convert(1, Unit("year", "time"), unit) if unit.name != "year" else 1.0
     low, high = fewest * factor, most * factor
-    label, result = _conclusion(low, high, question, str(unit))
+    exact = origin.date.exact
+    if exact is not None and question.relation in (">", ">=", "<", "<="):
+        # "more than 140 years ago" holds 27 days after the 140th anniversary: compare the elapsed time itself
+        days = (today - exact).days
+        low = high = days / DAYS_PER_YEAR * factor
+        holds = _holds(low, high, question.relation, question.threshold or 0.0)
+        elapsed = f"{fewest} years and {_days_since_anniversary(exact, fewest, today)} days = {low:,.2f} {unit}"
+        label, result = _label(holds, question.negated), f"{elapsed}; {_test(question, holds)}"
+    else:
+        label, result = _conclusion(low, high, question, str(unit))
     text = f"{question.subject}: {origin.word} {origin.date.text} → today {today.isoformat()} = {result}"
     return Answer(label, text, [_used(origin)], today)
+
+
+def _days_since_anniversary(start: datetime.date, years: int, today: datetime.date) -> int:
+    """Days from the `years`-th anniversary of `start` (28 February for 29 February in other years) to today."""
+    try:
+        anniversary = start.replace(year=start.year + years)
+    except ValueError:
+        anniversary = datetime.date(start.year + years, 2, 28)
+    return (today - anniversary).days
 
 
 _AGO = re.compile(r"\s+ago\b", re.IGNORECASE)
@@ -454,7 +475,7 @@ def _compare(question: Question, evidence: Sequence[Evidence], today: datetime.d
 
 def _compare_ages(question: Question, first: Subject, second: Subject, evidence: Sequence[Evidence],
                   today: datetime.date) -> Answer:
-    origins = [_origin(first, evidence, None), _origin(second, evidence, None)]
+    origins = [_origin(first, evidence, question.verb), _origin(second, evidence, question.verb)]
     for origin, name in zip(origins, (question.subject, question.other), strict=True):
         if origin is None:
             return Answer("unverifiable", f"The evidence gives no date for when {name} came to be, so their ages "
