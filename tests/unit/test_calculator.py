@@ -35,6 +35,8 @@ POND = item("Lake Mere", "Lake Mere reaches a depth of 95 metres.", 5)
     ("7 times 6 is 42.", "supported"), ("0.1 + 0.2 = 0.3", "supported"), ("12 / 4 = 3", "supported"),
     ("3^2 = 10", "refuted"), ("10 - 15 = -5", "supported"), ("2 + 2 is greater than 5", "refuted"),
     ("The sum of 2 and 3 is 5.", "supported"), ("1,000 + 1,000 = 2,000", "supported"),
+    ("15% of 200 is 30.", "supported"), ("Half of 10 is 6.", "refuted"), ("A third of 9 is 3.", "supported"),
+    ("Twice 7 is 14.", "supported"), ("10 percent of 50 equals 6", "refuted"),
 ])
 def test_arithmetic_is_computed_without_evidence(claim: str, label: str) -> None:
     answer = calculate(claim, [], TODAY)
@@ -51,7 +53,10 @@ def test_huge_exponents_are_refused_not_computed() -> None:
     assert result is not None and result.holds is None and "exponent" in result.text
 
 
-@pytest.mark.parametrize("claim", ["The Nile is 6,650 km long.", "Apollo 11 landed in 1969.", "Max is 5 + 1", "Hi"])
+@pytest.mark.parametrize("claim", [
+    "The Nile is 6,650 km long.", "Apollo 11 landed in 1969.", "Max is 5 + 1", "Hi", "Half of the students passed.",
+    "The Nile is 15% longer than the Amazon.",
+])
 def test_sentences_with_numbers_are_not_arithmetic(claim: str) -> None:
     assert not is_arithmetic(claim)
 

@@ -16,6 +16,12 @@ from fractions import Fraction
 
 from veracity.calculator.values import NUMBER_WORDS
 
+_FRACTION_WORDS = (
+    (r"(\d+(?:\.\d+)?)\s*(?:%|per\s*cent|percent)\s+of\b", r"(\1 / 100) *"), (r"^(?:the\s+)?half\s+of\b", "(1 / 2) *"),
+    (r"^(?:a|one)\s+third\s+of\b", "(1 / 3) *"), (r"^(?:a|one)\s+quarter\s+of\b", "(1 / 4) *"),
+    (r"^(?:twice|double)\b", "2 *"), (r"^(?:triple|thrice)\b", "3 *"),
+)
+"""Fractions and multiples said in words: "15% of 200", "half of 10", "twice 7"."""
 _OPERATOR_WORDS = (
     (r"\bmultiplied\s+by\b", "*"), (r"\bdivided\s+by\b", "/"), (r"\btimes\b", "*"), (r"\bplus\b", "+"),
     (r"\bminus\b", "-"), (r"\bsquared\b", "^2"), (r"\bcubed\b", "^3"), (r"\bto\s+the\s+power\s+of\b", "^"),
@@ -64,6 +70,8 @@ def _normalise(claim: str) -> str:
     if summed:
         symbol = {"sum": "+", "product": "*", "difference": "-"}[summed.group(1).lower()]
         text = f"({summed.group(2)}) {symbol} ({summed.group(3)})" + text[summed.end():]
+    for pattern, replacement in _FRACTION_WORDS:
+        text = re.sub(pattern, replacement, text, flags=re.I)
     for pattern, symbol in _OPERATOR_WORDS:
         text = re.sub(pattern, f" {symbol} ", text, flags=re.I)
     return text
