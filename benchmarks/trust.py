@@ -26,7 +26,7 @@ Parts (targets from issue 14):
    that are right, with coverage (the share of rows given one), per-label P/R/F1, the confusion
    matrix and 3-way balanced accuracy, for both rulers.
 
-Run it (repository root; about four minutes on two cores)::
+Run it (repository root; about 15 minutes on two cores, or pick parts with --parts)::
 
     .venv/bin/python benchmarks/trust.py
     .venv/bin/python benchmarks/trust.py --fever 1000 --limit 2000 --today 2026-11-24

@@ -139,3 +139,13 @@ def test_a_claim_opening_with_no_name_needs_one_of_its_later_names() -> None:
     amazon = "The Amazon is the largest river in the world by volume."
     assert not is_about(subject, amazon)  # "largest" and "world" are not enough without the Sahara
     assert is_about(subject, "The Sahara is the largest hot desert in the world.")
+
+
+def test_hyphenated_codes_and_bracketed_abbreviations_name_the_subject() -> None:
+    icd = claim_subject("ICD-9 is a coding system used in billing.")
+    assert is_about(icd, "Print Related Pages ICD-9-CM. ICD-9 and ICD-10 are both in use.")
+    assert not is_about(icd, "ICD-10 replaced older codes.")  # another version is a namesake
+    assert not is_about(claim_subject("The SM U-30 sank 42 ships."), "SM UB-30 was a German submarine.")
+    acl = claim_subject("The Annual Meeting of the Association for Computational Linguistics (ACL) gave an award.")
+    assert acl.name is not None and acl.name.text.endswith("Computational Linguistics")
+    assert is_about(acl, "The ACL Best Demo Award went to a leaderboard paper.")

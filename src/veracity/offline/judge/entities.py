@@ -25,7 +25,7 @@ ENTITY_REST_COVERAGE = 0.75
 """An entity swap needs the rest of the claim to be covered at least this much by the sentence."""
 
 _ENTITY_TOKEN = re.compile(r"[^\W_]+(?:['’\-.][^\W_]+)*")
-_ENTITY_JOINERS = {"of", "de", "du", "von", "van", "der", "la", "le", "da", "del", "and", "&"}
+_ENTITY_JOINERS = {"of", "de", "du", "von", "van", "der", "la", "le", "da", "del", "and", "&", "the", "for"}
 _SINGULAR_VERBS = {
     "is", "was", "has", "had", "will", "would", "can", "could", "became", "becomes", "remains", "lies",
     "said", "says", "won", "did", "does", "may", "might",
@@ -46,11 +46,11 @@ class Entity:
 
     @property
     def keys(self) -> tuple[str, ...]:
-        """Its lower-cased words in order, without joiners such as 'of', possessives or initials ("O.")."""
-        keys = (_POSSESSIVE.sub("", w.lower()).rstrip(".") for w in self.text.split())
-        kept = tuple(key for key in keys if key not in _ENTITY_JOINERS and key)
-        named = tuple(key for key in kept if len(key) > 1)
-        return named or kept
+        """Its lower-cased words in order, as `words` splits them ("ICD-9" is icd, 9), without joiners
+        such as 'of', possessives or initials ("O.")."""
+        kept = [_POSSESSIVE.sub("", word) for word in self.text.split() if not _INITIAL.fullmatch(word)]
+        keys = tuple(key for key in words(" ".join(kept)) if key not in _ENTITY_JOINERS)
+        return keys or tuple(words(self.text))
 
 
 def named_entities(text: str) -> list[Entity]:
@@ -86,6 +86,9 @@ def _named_entities(text: str) -> tuple[Entity, ...]:
             elif (word.lower() in _ENTITY_JOINERS and probe + 1 < len(tokens)
                   and _is_capitalised(tokens[probe + 1].group(0))):
                 probe += 1
+            elif (word.lower() in {"of", "for"} and probe + 2 < len(tokens) and tokens[probe + 1].group(0) == "the"
+                  and _is_capitalised(tokens[probe + 2].group(0))):
+                probe += 2  # "Annual Meeting of the Association ...", "Bank of the West"
             else:
                 break
         start, end = tokens[first].start(), tokens[last].end()
@@ -95,6 +98,7 @@ def _named_entities(text: str) -> tuple[Entity, ...]:
 
 
 _POSSESSIVE = re.compile(r"['’]s?$")
+_INITIAL = re.compile(r"[A-Z]\.")
 
 
 def _after_initial(word: str, gap: str) -> bool:

@@ -40,6 +40,7 @@ MAX_DESCRIBED_WORDS = 8
 """Content words used to name a subject that has no name (e.g. "water boils 100 degrees")."""
 
 _LEADING_WORDS = frozenset({"the", "a", "an"})
+_BRACKETED = re.compile(r"\(([A-Z][A-Z0-9&-]{1,11})\)")
 _WORD = re.compile(r"[^\W_]+(?:['’.\-][^\W_]+)*")
 
 
@@ -52,6 +53,8 @@ class Subject:
     described: str
     names: tuple[Entity, ...] = ()
     """The names a claim that opens with none holds further on ("... is the Sahara")."""
+    aliases: tuple[Entity, ...] = ()
+    """Abbreviations the claim gives in brackets ("... Computational Linguistics (ACL)"): they name the subject too."""
 
 
 def fold_accents(text: str) -> str:
@@ -64,14 +67,16 @@ def claim_subject(claim: str) -> Subject:
     claim = fold_accents(claim)
     names = named_entities(claim)
     leading = names[0] if names and set(words(claim[:names[0].start])) <= _LEADING_WORDS else None
+    aliases = tuple(Entity(match.group(1), match.start(1), match.end(1)) for match in _BRACKETED.finditer(claim))
     if leading is not None:
-        return Subject(name=leading, stems=frozenset(content_stems(claim)), described=leading.text)
+        return Subject(name=leading, stems=frozenset(content_stems(claim)), described=leading.text, aliases=aliases)
     content = [word for word in _WORD.findall(claim) if word.lower() not in STOPWORDS and word.lower() != "not"]
     described = " ".join(content[:MAX_DESCRIBED_WORDS]) or claim.strip()
     inner = tuple(names)
     if inner:
         described = " or ".join(dict.fromkeys(name.text for name in inner))
-    return Subject(name=None, stems=frozenset(content_stems(claim)), described=described, names=inner)
+    return Subject(name=None, stems=frozenset(content_stems(claim)), described=described, names=inner,
+                   aliases=aliases)
 
 
 def names_one_of(subject: Subject, text: str) -> bool:
@@ -87,6 +92,8 @@ def is_about(subject: Subject, text: str) -> bool:
     "The largest desert in the world is the Sahara" needs a text that names the Sahara.
     """
     text = fold_accents(text)
+    if any(names_entity(alias, text) for alias in subject.aliases):
+        return True
     if subject.name is not None:
         return names_entity(subject.name, text)
     if not subject.stems or not names_one_of(subject, text):
