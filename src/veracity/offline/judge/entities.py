@@ -46,8 +46,10 @@ class Entity:
 
     @property
     def keys(self) -> tuple[str, ...]:
-        """Its lower-cased words in order, as `words` splits them ("ICD-9" is icd, 9), without joiners
-        such as 'of', possessives or initials ("O.")."""
+        """Its lower-cased words in order, as `words` splits them ("ICD-9" is icd, 9).
+
+        Joiners such as 'of', possessives and initials ("O.") are left out.
+        """
         kept = [_POSSESSIVE.sub("", word) for word in self.text.split() if not _INITIAL.fullmatch(word)]
         keys = tuple(key for key in words(" ".join(kept)) if key not in _ENTITY_JOINERS)
         return keys or tuple(words(self.text))
