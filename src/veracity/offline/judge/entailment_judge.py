@@ -134,7 +134,7 @@ class EntailmentDecider:
                     continue
                 if not same_subject_and_predicate(claim, candidate.text, subject_may_differ=signal is
                                                   candidate.signals.entity):
-                    set_aside.append(candidate)  # a mismatch about something else decides nothing
+                    set_aside.append(candidate)
                     continue
                 return Decision(
                     "refuted",
@@ -142,14 +142,13 @@ class EntailmentDecider:
                     f"{_entailment(candidate).describe()}).",
                     candidate,
                 )
-            remaining = [c for c in entailing if c not in set_aside]
-            if not remaining:
+            if set_aside:  # the model reads text about something else as support: weaker support is no safer
                 return Decision(
                     "unverifiable",
                     f"The passage that entails the claim ({_entailment(set_aside[0]).describe()}) differs from it "
                     "about another subject or predicate, so it decides nothing.",
                 )
-            chosen = remaining[0]
+            chosen = entailing[0]
             return Decision("supported", f"The evidence entails the claim ({_entailment(chosen).describe()}).", chosen)
         return Decision(
             "unverifiable",
