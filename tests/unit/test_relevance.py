@@ -8,6 +8,7 @@ from veracity.contracts import Evidence
 from veracity.offline.judge.entailment_judge import EntailmentJudge
 from veracity.offline.judge.relevance import (
     ABOUT_SIMILARITY,
+    citation_off_topic,
     claim_subject,
     is_about,
     off_topic_reason,
@@ -149,3 +150,11 @@ def test_hyphenated_codes_and_bracketed_abbreviations_name_the_subject() -> None
     acl = claim_subject("The Annual Meeting of the Association for Computational Linguistics (ACL) gave an award.")
     assert acl.name is not None and acl.name.text.endswith("Computational Linguistics")
     assert is_about(acl, "The ACL Best Demo Award went to a leaderboard paper.")
+
+
+def test_a_citation_is_held_to_the_name_a_claim_opens_with_and_not_to_words_alone() -> None:
+    nile = item(NILE)
+    assert citation_off_topic("Berlin is the capital of Germany.", nile) is not None
+    assert citation_off_topic("Berlin is the capital of Germany.", item("Berlin is Germany's capital.")) is None
+    flooding = item("Hurricane-related flooding has no clear long-term trend.")
+    assert citation_off_topic("There is no trend in hurricane-related flooding in the U.S.", flooding) is None

@@ -135,10 +135,12 @@ def off_topic_reason(subject: Subject, evidence: Sequence[Evidence]) -> str:
 def citation_off_topic(claim: str, cited: Evidence) -> str | None:
     """Why `cited` cannot decide `claim` because it is about something else, or None when it is about it.
 
-    For a verdict from any judge (a chat model included) that cites an evidence item.
+    For a verdict from any judge (a chat model included) that cites an evidence item. Only a claim
+    that opens with a name is held to it: for one that does not, relevance may rest on meaning
+    (`ABOUT_SIMILARITY`), which words alone cannot confirm.
     """
     subject = claim_subject(claim)
-    if is_about(subject, f"{cited.title}\n{cited.text}"):
+    if subject.name is None or is_about(subject, f"{cited.title}\n{cited.text}"):
         return None
     return f"the cited evidence {cited.id!r} is not about {subject.described}: it does not mention it"
 
