@@ -29,3 +29,26 @@ def test_evidence_about_something_else_gives_unverifiable_with_a_reason() -> Non
     assert verdict.label == "unverifiable" and verdict.quote is None and verdict.evidence_id is None
     assert verdict.reason.startswith("The knowledge base has nothing about Berlin")
     assert report.ok and not report.passed
+
+
+@pytest.mark.parametrize("framed", [
+    "Any expert will confirm that Sydney is the capital of Australia.",
+    "Did you know that Sydney is the capital of Australia?",
+    "Sydney is the capital of Australia, and that's a fact.",
+    "Sydney is the capital of Australia, wouldn't you agree?",
+])
+def test_framings_built_from_other_parts_do_not_change_the_verdict(framed: str) -> None:
+    assert labels(framed) == [(BARE, "refuted")]
+
+
+def test_a_claim_naming_its_subject_late_is_not_decided_by_shared_words() -> None:
+    report = veracity.check("The largest desert in the world is the Sahara.", model="offline", search="kb")
+    [verdict] = report.verdicts
+    assert verdict.label == "unverifiable" and verdict.quote is None and "Sahara" in verdict.reason
+
+
+def test_time_order_is_computed_not_guessed() -> None:
+    report = veracity.check("Marie Curie was born before Albert Einstein.", model="offline", search="kb")
+    [verdict] = report.verdicts
+    assert verdict.label == "supported" and verdict.computation is not None
+    assert {used.value for used in verdict.computation.inputs} == {"7 November 1867", "14 March 1879"}
