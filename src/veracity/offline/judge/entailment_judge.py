@@ -93,12 +93,13 @@ class EntailmentDecider:
 
     1. The highest P(refuted) reaches `refute` and, unless `contradiction_first`, is at least the
        highest credible P(supported): refuted.
-    2. The highest P(supported) reaches `support`: supported, unless an override signal fires on
-       a single sentence past `support`, or on the passage that decided; that passage then
-       refutes the claim (the model read it as entailing, but it names another number, negates
-       the claim, or puts another name in the claim's place: "The capital of Australia is
-       Canberra" against "Sydney is the capital of Australia", which the shipped model scores
-       as entailed at 0.99).
+    2. The highest credible P(supported) reaches `support`: supported, unless an override signal
+       fires on a single sentence past `support`, or on the passage that decided. On a passage
+       about the claim's subject and predicate it refutes the claim (the model read it as
+       entailing, but it names another number, negates the claim, or puts another name in the
+       claim's place: "The capital of Australia is Canberra" against "Sydney is the capital of
+       Australia", which the shipped model scores as entailed at 0.99). On a passage about
+       something else it makes the claim unverifiable: the model took that text for support.
     3. Otherwise: unverifiable, citing the passage closest to the claim.
 
     The quote is the passage that decided; among the passages past the threshold for the label
