@@ -5,11 +5,11 @@ else (a note on the Nile for a claim about Berlin) says nothing about the claim,
 must neither support nor refute it: the claim is unverifiable, with a reason that names what
 the evidence lacks, and no quote from the unrelated text.
 
-An item (its title and text) is about a claim when it names the claim's subject; a claim that
-opens with no name is matched by its words instead (and must name one of the names it holds further
-on, if any): the item must share at least
-`MIN_SHARED_STEMS` of the claim's content words (all of them, for a claim with fewer), or by meaning:
-an embedding of its closest sentence at `ABOUT_SIMILARITY` or more. The
+An item (its title and text) is about a claim when it names the claim's subject (or an
+abbreviation the claim gives for it in brackets). A claim that opens with no name is matched by its
+words instead: the item must share at least `MIN_SHARED_STEMS` of the claim's content words (all of
+them, for a claim with fewer) and name one of the names the claim holds further on, if any; or by
+meaning: an embedding of its closest sentence at `ABOUT_SIMILARITY` or more. The
 subject is the name a claim opens with ("Berlin is the capital of Germany", "The Sydney Opera
 House has ..."). So a note on Einstein that mentions Germany is not about Berlin, and a note on
 Canberra shares only "capital" with it; a note on global temperatures is about "Global
@@ -123,8 +123,9 @@ def off_topic_reason(subject: Subject, evidence: Sequence[Evidence]) -> str:
     """Why no evidence item can decide the claim, in words that name the missing subject."""
     backends = {item.backend for item in evidence}
     count = f"{len(evidence)} passage(s)"
+    it = "any of them" if len(subject.names) > 1 else "it"
     if backends == {"kb"}:
-        return f"The knowledge base has nothing about {subject.described}: none of the {count} found mentions it."
+        return f"The knowledge base has nothing about {subject.described}: none of the {count} found mentions {it}."
     if backends == {"web"}:
         return f"No search result mentions {subject.described} ({count} read)."
     if backends == {"source"}:
