@@ -37,6 +37,10 @@ BARE = "The Nile flows into the Mediterranean Sea."
     "It's no exaggeration to say that the Nile flows into the Mediterranean Sea.",
     "The Nile flows into the Mediterranean Sea, and that's a fact.",
     "Truth be told, the Nile flows into the Mediterranean Sea.",
+    "According to most historians, the Nile flows into the Mediterranean Sea.",
+    "As you may have heard, the Nile flows into the Mediterranean Sea.",
+    "Frankly speaking, the Nile flows into the Mediterranean Sea.",
+    "The Nile flows into the Mediterranean Sea, no question about it.",
 ])
 def test_a_framed_statement_gives_the_bare_claim(framed: str) -> None:
     [claim] = extract_claims_offline(framed)["claims"]
@@ -50,6 +54,7 @@ def test_a_framed_statement_gives_the_bare_claim(framed: str) -> None:
     "Clearly visible stars are rare in cities.",
     "Experts met in Geneva in 2019.",
     "Einstein said that the Nile flows into the Mediterranean Sea.",  # attributed to someone named: a claim about them
+    "According to NASA, the Nile flows into the Mediterranean Sea.",
 ])
 def test_statements_that_only_look_framed_are_kept_whole(text: str) -> None:
     [claim] = extract_claims_offline(text)["claims"]

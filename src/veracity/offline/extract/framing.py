@@ -25,7 +25,9 @@ _VOUCHING_ADVERBS = (
     r"to\s+be\s+(?:honest|clear|fair|sure|frank)|(?:let's|let\s+us)\s+be\s+(?:honest|clear|real|frank)|"
     r"(?:fun|interesting|quick|little[\s-]known)\s+fact|trust\s+me|believe\s+me|let\s+me\s+tell\s+you|"
     r"the\s+(?:truth|fact|reality|thing)\s+is|truth\s+be\s+told|to\s+tell\s+(?:you\s+)?the\s+truth|"
-    r"in\s+all\s+honesty|(?:let's\s+)?face\s+it|no\s+doubt\s+about\s+it|you\s+know\s+what"
+    r"in\s+all\s+honesty|(?:let's\s+)?face\s+it|no\s+(?:doubt|question)\s+about\s+it|you\s+know\s+what|"
+    r"(?:frankly|honestly|generally|broadly|truthfully)\s+speaking|period|full\s+stop|end\s+of\s+story|true\s+story|"
+    r"fact"
 )
 """Sentence adverbs and set phrases that only vouch for what follows ("Honestly,", "Of course")."""
 
@@ -47,7 +49,8 @@ _KNOWING_VERBS = (
     r"recogni[sz]es?|recogni[sz]ed|understands?|understood|reali[sz]es?|reali[sz]ed|remembers?|remembered|"
     r"admits?|admitted|says?|said|tells?\s+us|told\s+us|teaches|taught\s+us|indicates?|indicated|"
     r"reports?|reported|documents?|documented|(?:is|are|was|were)\s+(?:well\s+)?aware|"
-    r"(?:tells?|told|will\s+tell|can\s+tell|would\s+tell)\s+(?:you|us)|(?:will|would|can|could)\s+(?:confirm|agree|say)"
+    r"(?:tells?|told|will\s+tell|can\s+tell|would\s+tell)\s+(?:you|us)|(?:will|would|can|could)\s+(?:confirm|agree|say)|"
+    r"heard|read|seen|learned|learnt|noted|mentioned|explained|stated|expected"
 )
 """Verbs by which someone vouches for a statement ("everyone knows", "studies have shown")."""
 
@@ -77,7 +80,7 @@ _VOUCHED_STATES = (
     r"historical|scientific|documented|plain|hard|cold|sad|interesting|little[\s-]known|accepted)\s+)*(?:fact|truth)"
     r"|(?:absolutely\s+|quite\s+|very\s+|perfectly\s+|completely\s+)?"
     r"(?:true|clear|obvious|evident|certain|undeniable|indisputable|unquestionable|apparent|plain|beyond\s+(?:dispute|doubt|question)|"
-    r"no\s+(?:secret|surprise|wonder|mystery|exaggeration)|common\s+knowledge|a\s+given)"
+    r"no\s+(?:secret|surprise|wonder|mystery|exaggeration)|common\s+(?:knowledge|sense)|a\s+given)"
 )
 """What "it is ... that" may say of a statement without changing it: known, a fact, true, clear ..."""
 
@@ -101,7 +104,8 @@ LEADING_FRAME = phrase_pattern(
     rf"|(?:it's|it\s+is)\s+worth\s+(?:noting|remembering|mentioning|knowing)(?:\s+that\b)?\s*,?\s*"
     rf"|(?:it's|it\s+is|it\s+would\s+be)\s+(?:no\s+exaggeration|safe|fair|accurate|correct|true)\s+to\s+say"
     rf"(?:\s+that\b)?\s*,?\s*"
-    rf"|(?P<generic>(?:(?!that\b)[^\W\d_][^\s,;:]*\s+){{1,7}}?)(?:{_KNOWING_VERBS})\s+that\b\s*)",
+    rf"|(?P<generic>(?:(?!that\b)[^\W\d_][^\s,;:]*\s+){{1,7}}?)(?:{_KNOWING_VERBS})\s+that\b\s*"
+    rf"|according\s+to\s+(?P<according>(?:[^\W\d_][^\s,;:]*\s*){{1,5}}?)\s*,\s*)",
 )
 """A frame before the statement. Applied repeatedly ("Honestly, as everyone knows, X")."""
 
@@ -161,8 +165,7 @@ def _names_a_source(frame: re.Match[str]) -> bool:
     "Any expert will confirm that X" only vouches for X; "Einstein said that X" is a claim about
     what Einstein said, and stays whole.
     """
-    generic = frame.group("generic")
-    if not generic:
+    if not (frame.group("generic") or frame.group("according")):
         return False
     return bool(named_entities(frame.group(0)))
 
