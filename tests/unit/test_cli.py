@@ -103,3 +103,19 @@ def test_missing_tavily_key_says_what_to_configure(runner: CliRunner, monkeypatc
 def test_help_documents_exit_codes(runner: CliRunner) -> None:
     result = runner.invoke(main, ["check", "--help"])
     assert result.exit_code == 0 and "Exit codes" in result.stdout and "--max-revisions" in result.stdout
+
+
+def test_rich_markup_in_claims_and_evidence_is_shown_as_written(
+    runner: CliRunner, world: FakeWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    claim = "Canberra [/] is the capital of [bold red]Australia[/]."
+    world.extract(claims_reply((claim, claim)))
+    world.evidence(claim, [hit(NOTE, title="[/link] note [red]")])
+    world.judge(claim, verdict_reply("supported", "c1-e1", "Canberra is the capital city of Australia."))
+    monkeypatch.setattr(veracity.api, "acheck",
+                        functools.partial(veracity.api.acheck, model=world.model(), backend=world.backend()))
+    for extra in ([], ["--trace"], ["--stream"]):
+        result = runner.invoke(main, ["check", claim, *extra])
+        assert result.exit_code == 0, result.output  # before: rich.errors.MarkupError, exit 1
+        assert "[bold red]Australia[/]" in result.output
+    assert "[/link] note [red]" in runner.invoke(main, ["check", claim]).stdout

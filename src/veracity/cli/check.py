@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.status import Status
 
 from veracity.context import DEFAULT_MODEL, Context
@@ -179,7 +180,7 @@ def check_command(
     try:
         mode = resolve_mode(context)
     except ConfigurationError as exc:
-        err.print(f"[bold red]not configured:[/] {exc}", highlight=False)
+        err.print(f"[bold red]not configured:[/] {escape(str(exc))}", highlight=False)
         sys.exit(EXIT_USAGE)
     err.print(f"[dim]veracity: {mode.describe(context)}[/]", highlight=False)
     if checkpoint is not None:
@@ -198,10 +199,10 @@ def check_command(
             with err.status("[bold]veracity[/]: starting…") if err.is_terminal else nullcontext() as status:
                 report = asyncio.run(acheck(body, on_progress=Progress(status), **settings))
     except InputError as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
         sys.exit(EXIT_USAGE)
     except ConfigurationError as exc:
-        err.print(f"[bold red]not configured:[/] {exc}", highlight=False)
+        err.print(f"[bold red]not configured:[/] {escape(str(exc))}", highlight=False)
         sys.exit(EXIT_USAGE)
     seconds = time.perf_counter() - started
     if as_json:

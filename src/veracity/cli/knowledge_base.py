@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Column, Table
+from rich.text import Text
 
 from veracity.kb import (
     FileResult,
@@ -50,7 +52,7 @@ kb_option = click.option(
 
 
 def _fail(err: Console, exc: Exception) -> None:
-    err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+    err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
     sys.exit(EXIT_USAGE)
 
 
@@ -81,8 +83,8 @@ class CliProgress(IngestProgress):
 
     def waiting_for_lock(self, lock_path: Path) -> None:
         """Say that another ingest runs, and that this one waits for it."""
-        self.err.print(f"[dim]veracity: another ingest into {self.kb} is running; waiting for it to finish "
-                       f"(lock: {lock_path})…[/]", highlight=False)
+        self.err.print(f"[dim]veracity: another ingest into {escape(str(self.kb))} is running; waiting for it to "
+                       f"finish (lock: {escape(str(lock_path))})…[/]", highlight=False)
 
     def started(self, files: int) -> None:
         """Start the bar (terminal only)."""
@@ -128,7 +130,8 @@ class CliProgress(IngestProgress):
 
 
 def _print_report(out: Console, kb: Path, report: IngestReport, verb: str) -> None:
-    out.print(f"{verb} {kb}: {report.summary()} in {report.seconds:.1f} s.", highlight=False, soft_wrap=True)
+    out.print(f"{verb} {kb}: {report.summary()} in {report.seconds:.1f} s.", highlight=False, markup=False,
+              soft_wrap=True)
     if skipped := report.with_status("skipped"):
         out.print("Skipped:", highlight=False)
         for result in skipped:
@@ -228,7 +231,7 @@ def stats_command(kb_path: Path | None, as_json: bool) -> None:
         ("Chunking", f"{stats.chunk_tokens} tokens, {stats.overlap_tokens} overlap; tokens {stats.token_count}"),
         ("Updated", stats.updated_at),
     ):
-        table.add_row(f"[bold]{label}[/]", value)
+        table.add_row(Text(label, style="bold"), Text(value))
     Console().print(table, highlight=False)
 
 
@@ -251,7 +254,8 @@ def list_command(kb_path: Path | None, as_json: bool) -> None:
         return
     table = Table(Column("Path", overflow="fold"), "Title", "Chunks", "Ingested at (UTC)")
     for document in documents:
-        table.add_row(document.path, document.title, str(document.chunks), document.ingested_at[:16].replace("T", " "))
+        table.add_row(Text(document.path), Text(document.title), str(document.chunks),
+                      document.ingested_at[:16].replace("T", " "))
     out = Console()
     out.print(table, highlight=False)
     out.print(f"{len(documents)} document(s)", highlight=False)
@@ -279,7 +283,7 @@ def remove_command(paths: tuple[str, ...], kb_path: Path | None) -> None:
         _fail(err, exc)
     out = Console()
     removed = report.with_status("removed")
-    out.print(f"Removed {len(removed)} document(s) from {kb.path}.", highlight=False, soft_wrap=True)
+    out.print(f"Removed {len(removed)} document(s) from {kb.path}.", highlight=False, markup=False, soft_wrap=True)
     for result in removed:
         out.print(f"  {result.key}", highlight=False, markup=False, soft_wrap=True)
     for result in report.with_status("skipped"):

@@ -47,10 +47,10 @@ class LiveVerdicts:
         for claim in self.claims:
             verdict = self.verdicts.get(claim.id)
             if verdict is None:
-                table.add_row(Text("checking…", style="dim"), claim.text, "")
+                table.add_row(Text("checking…", style="dim"), Text(claim.text), "")
             else:
-                quote = f"“{verdict.quote}”" if decisive_quote(verdict) else ""
-                table.add_row(Text(verdict.label, style=LABEL_STYLES[verdict.label]), claim.text, quote)
+                quote = Text(f"“{verdict.quote}”" if decisive_quote(verdict) else "")
+                table.add_row(Text(verdict.label, style=LABEL_STYLES[verdict.label]), Text(claim.text), quote)
         return table
 
 

@@ -1,4 +1,8 @@
-"""Render a `Report` for people: a verdict table, a summary, issues, and the trace."""
+"""Render a `Report` for people: a verdict table, a summary, issues, and the trace.
+
+Every piece of text that came from a user or from evidence goes in as `Text`, never as a string
+Rich would parse: "[bold red]x[/]" in a claim is shown as written, not read as markup.
+"""
 
 from __future__ import annotations
 
@@ -29,7 +33,7 @@ def verdict_table(report: Report) -> Table:
     for claim in report.claims:
         verdict = report.verdict_for(claim.id)
         if verdict is None:
-            table.add_row(Text("missing", style="bold magenta"), claim.text, "", "")
+            table.add_row(Text("missing", style="bold magenta"), Text(claim.text), "", "")
             continue
         evidence = report.cited_evidence(verdict)
         if decisive_quote(verdict):
@@ -45,7 +49,7 @@ def verdict_table(report: Report) -> Table:
             source = evidence.title or ""
             if evidence.url:
                 source = f"{source}\n{evidence.url}".strip()
-        table.add_row(Text(verdict.label, style=LABEL_STYLES[verdict.label]), claim.text, quote, source)
+        table.add_row(Text(verdict.label, style=LABEL_STYLES[verdict.label]), Text(claim.text), quote, Text(source))
     return table
 
 
@@ -108,7 +112,7 @@ def trace_table(report: Report) -> Table:
     for record in report.trace:
         table.add_row(
             record.step, record.claim_id or "", str(record.attempt), record.outcome, str(record.tokens_in),
-            str(record.tokens_out), f"{record.seconds:.3f}", (record.reason or "")[:200],
+            str(record.tokens_out), f"{record.seconds:.3f}", Text((record.reason or "")[:200]),
         )
     return table
 
