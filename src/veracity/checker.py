@@ -23,7 +23,7 @@ from veracity.contracts import Report
 from veracity.errors import InputError
 from veracity.evidence.base import EvidenceBackend
 from veracity.graph import ClaimGraph, FactCheckGraph, build_claim_graph, compile_graph
-from veracity.nodes.extract import input_problem
+from veracity.nodes.extract import input_problem, valid_unicode
 from veracity.nodes.names import FINALIZE_REPORT
 from veracity.progress import ProgressEvent
 from veracity.runtime.checkpoints import open_checkpointer
@@ -92,6 +92,7 @@ class Checker:
         problem = input_problem(text, context.max_text_chars)
         if problem:
             raise InputError(problem)
+        text = valid_unicode(text)
         config = self._run_config(self.resources.preflight(context), tags)
         if checkpoint is None:
             return await stream_report(self.graph, {"text": text}, config, context, on_progress)

@@ -119,3 +119,19 @@ def test_rich_markup_in_claims_and_evidence_is_shown_as_written(
         assert result.exit_code == 0, result.output  # before: rich.errors.MarkupError, exit 1
         assert "[bold red]Australia[/]" in result.output
     assert "[/link] note [red]" in runner.invoke(main, ["check", claim]).stdout
+
+
+def test_invalid_utf8_is_bad_input_that_says_where(runner: CliRunner) -> None:
+    result = runner.invoke(main, ["check", "-"], input=b"The tower \xff\xfe is in Paris.")
+    assert result.exit_code == 2  # bad input, not a gate failure (3)
+    assert "not valid UTF-8" in result.output and "0xff at offset 10" in result.output
+    undecodable = runner.invoke(main, ["check", "The tower \udcff is in Paris."])  # as argv decodes bad bytes
+    assert undecodable.exit_code == 2 and "not valid UTF-8" in undecodable.output
+
+
+def test_a_lone_surrogate_still_gives_a_report_that_writes_as_json(runner: CliRunner, scripted: FakeWorld) -> None:
+    import veracity
+
+    report = veracity.check(f"{C1} \ud800", model=scripted.model(), backend=scripted.backend())
+    assert report.text == f"{C1} \ufffd"  # before: kept as is, and model_dump_json raised PydanticSerializationError
+    assert json.loads(report.model_dump_json())["text"] == report.text

@@ -57,10 +57,23 @@ def read_source(path: Path) -> str:
 def read_text(text: str | None) -> str:
     """Return the text argument, reading standard input for '-' (or when no argument is given and input is piped)."""
     if text == "-" or (text is None and not sys.stdin.isatty()):
-        return sys.stdin.read()
+        return _decoded(sys.stdin.buffer.read(), "standard input")
     if text is None:
         raise click.UsageError("give the text to check, or '-' to read it from standard input")
+    if any("\udc80" <= char <= "\udcff" for char in text):  # bytes the shell passed that were not UTF-8
+        raise click.UsageError("TEXT is not valid UTF-8; convert it (e.g. with iconv) and try again")
     return text
+
+
+def _decoded(data: bytes, where: str) -> str:
+    """`data` as UTF-8 (a byte-order mark is dropped); bad bytes are a usage error that says where they are."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise click.UsageError(
+            f"{where} is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); convert it "
+            "(e.g. with iconv) and try again"
+        ) from None
 
 
 class Progress:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
@@ -15,6 +17,16 @@ from veracity.prompts.source_mode import SOURCE_EXTRACT_ADDENDUM
 from veracity.runtime.models import ModelReply, ask_structured
 from veracity.runtime.resources import Resources
 from veracity.state import FactCheckState
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_unicode(text: str) -> str:
+    """`text` with every unpaired surrogate replaced by U+FFFD, so the report can always be written as JSON.
+
+    Python strings can hold them (from ``surrogateescape`` decoding, or built by hand); UTF-8 cannot.
+    """
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def input_problem(text: object, max_chars: int) -> str | None:
