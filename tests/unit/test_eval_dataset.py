@@ -85,6 +85,12 @@ def test_blank_lines_are_skipped_but_counted(tmp_path: Path) -> None:
                      id="claim-missing"),
         pytest.param([{**JUDGE, "id": "a"}, {**JUDGE, "id": "a"}], ":2: id 'a' already used on line 1",
                      id="duplicate-id"),
+        pytest.param([{**PASS, "expected": {"pass": "yes"}}], ":1: 'expected.pass': Input should be a valid boolean",
+                     id="pass-is-a-string"),
+        pytest.param([{**PASS, "expected": {"pass": 1}}], ":1: 'expected.pass': Input should be a valid boolean",
+                     id="pass-is-a-number"),
+        pytest.param([JUDGE, "[" * 100_000 + "]" * 100_000], ":2: nested too deeply to be a dataset row",
+                     id="deeply-nested"),
     ],
 )
 def test_malformed_row_is_named_by_line(tmp_path: Path, lines: list, expected: str) -> None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
 from pydantic_core import ErrorDetails
 
 from veracity.contracts import LABELS, Evidence, Label, NonBlank
@@ -72,7 +72,8 @@ class PassExpectation(BaseModel):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    passes: bool = Field(alias="pass")
+    passes: StrictBool = Field(alias="pass")
+    """Strictly a JSON boolean: "yes", 1 or "true" are rejected, not read as true."""
 
 
 class ExpectedClaim(BaseModel):
@@ -192,6 +193,9 @@ def load_dataset(path: str | Path) -> Dataset:
             row = parse_row(json.loads(text), number)
         except json.JSONDecodeError as exc:
             problems.append(f"{path}:{number}: not valid JSON ({exc.msg} at column {exc.colno})")
+            continue
+        except RecursionError:
+            problems.append(f"{path}:{number}: nested too deeply to be a dataset row")
             continue
         except ValueError as exc:
             problems.append(f"{path}:{number}: {exc}")
