@@ -85,3 +85,25 @@ def test_cli_saves_and_reads_back_a_thread(tmp_path: Path) -> None:
     assert again.exit_code == 1 and again.stdout == first.stdout  # the saved report, read back
     lonely = CliRunner().invoke(main, ["check", "x is y.", "--thread", "abc"])
     assert lonely.exit_code == 2 and "--thread needs --checkpoint" in lonely.stderr
+
+
+@pytest.mark.parametrize("make", ["garbage", "folder"])
+def test_a_checkpoint_that_is_not_an_sqlite_file_is_bad_input(tmp_path: Path, make: str) -> None:
+    from click.testing import CliRunner
+
+    from veracity.cli import main
+
+    store = tmp_path / "checks.sqlite"
+    if make == "garbage":
+        store.write_bytes(b"this is not a database, just some words " * 100)
+    else:
+        store.mkdir()
+    found = world()
+    with pytest.raises(InputError, match="checkpoint .* not a"):
+        check(TEXT, model=found.model(), backend=found.backend(), checkpoint=store)
+    policy = tmp_path / "policy.txt"
+    policy.write_text("Returns within 14 days.")
+    result = CliRunner().invoke(main, ["check", "Returns within 14 days.", "--source", str(policy),
+                                       "--checkpoint", str(store)])
+    assert result.exit_code == 2 and "Traceback" not in result.output  # before: a raw sqlite3 traceback, exit 1
+    assert str(store) in " ".join(result.stderr.split())

@@ -7,10 +7,13 @@ on the same thread again from the last saved step, or reads back a finished chec
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from veracity.errors import InputError
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
@@ -24,8 +27,19 @@ async def open_checkpointer(path: Path) -> AsyncIterator[AsyncSqliteSaver]:
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    async with aiosqlite.connect(str(path)) as connection:
+    connection = aiosqlite.connect(str(path))
+    try:
+        await connection
+        async with connection.execute("SELECT count(*) FROM sqlite_master") as cursor:
+            await cursor.fetchone()
+    except sqlite3.DatabaseError as exc:
+        await connection.close()
+        raise InputError(f"checkpoint {path} is not a usable SQLite file ({exc}); give a new file "
+                         "(it is created) or one an earlier check wrote") from None
+    try:
         yield AsyncSqliteSaver(connection, serde=serializer())
+    finally:
+        await connection.close()
 
 
 def serializer() -> JsonPlusSerializer:
