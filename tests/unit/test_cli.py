@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -135,3 +137,37 @@ def test_a_lone_surrogate_still_gives_a_report_that_writes_as_json(runner: CliRu
     report = veracity.check(f"{C1} \ud800", model=scripted.model(), backend=scripted.backend())
     assert report.text == f"{C1} \ufffd"  # before: kept as is, and model_dump_json raised PydanticSerializationError
     assert json.loads(report.model_dump_json())["text"] == report.text
+
+
+def source_problem(runner: CliRunner, path: object) -> tuple[int, str]:
+    result = runner.invoke(main, ["check", "Returns are accepted within 14 days.", "--source", str(path), "--json"])
+    return result.exit_code, " ".join(result.output.split())
+
+
+def test_a_source_that_is_a_pipe_or_a_device_is_refused_before_reading(runner: CliRunner, tmp_path: Path) -> None:
+    fifo = tmp_path / "policy.fifo"
+    os.mkfifo(fifo)  # before: reading it blocked for ever
+    for path in (fifo, Path("/dev/zero")):
+        code, output = source_problem(runner, path)
+        assert code == 2 and "not a regular file" in output
+
+
+def test_a_binary_source_is_refused_and_html_and_pdf_sources_are_read_as_text(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    from tests.unit.kb_fixtures import minimal_pdf
+
+    binary = tmp_path / "policy.bin"
+    binary.write_bytes(b"\x7fELF\x00\x01\x02 Returns are accepted within 14 days.")
+    code, output = source_problem(runner, binary)
+    assert code == 2 and "looks binary" in output  # before: read as text with replacement characters
+    page = tmp_path / "policy.html"
+    page.write_text("<html><head><title>Returns</title></head><body><p>Returns are accepted within 14 days."
+                    "</p></body></html>", encoding="utf-8")
+    pdf = tmp_path / "policy.pdf"
+    pdf.write_bytes(minimal_pdf(["Returns are accepted within 14 days."]))
+    for path in (page, pdf):
+        result = runner.invoke(main, ["check", "Returns are accepted within 14 days.", "--source", str(path), "--json"])
+        evidence = json.loads(result.stdout)["evidence"]
+        assert evidence and "<p>" not in evidence[0]["text"] and "%PDF" not in evidence[0]["text"]
+        assert "Returns are accepted within 14 days." in evidence[0]["text"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import stat
 import sys
 import time
 import uuid
@@ -43,14 +44,46 @@ def exit_code(report: Report) -> int:
     return {"pass": EXIT_SUPPORTED, "fail": EXIT_NOT_SUPPORTED, "incomplete": EXIT_INCOMPLETE}[report.outcome]
 
 
+MAX_SOURCE_BYTES = 50_000_000
+"""Largest --source file read (a PDF of a few hundred pages); larger is refused before reading."""
+MAX_SOURCE_CHARS = 2_000_000
+"""Most characters of source text kept for a check."""
+
+
 def read_source(path: Path) -> str:
-    """Read a source file as UTF-8 (undecodable bytes replaced), or exit 2 with the reason."""
+    """Read a --source file's text, or exit 2 with the reason.
+
+    Only a regular file is read (a pipe or device such as /dev/zero could block or never end), at
+    most `MAX_SOURCE_BYTES`. PDF and HTML go through the knowledge base's loaders; anything else is
+    read as UTF-8, and a file that holds NUL bytes is refused as binary.
+    """
+    from veracity.kb.loaders import SkipDocument, load
+    from veracity.kb.sources import SUPPORTED_SUFFIXES, Source
+
+    def bad(reason: str) -> click.BadParameter:
+        return click.BadParameter(f"{path}: {reason}", param_hint="--source")
+
     try:
-        content = path.read_bytes().decode("utf-8", errors="replace")
+        status = path.stat()
+        if not stat.S_ISREG(status.st_mode):
+            raise bad("not a regular file (a pipe, device or socket); save the source to a file first")
+        if status.st_size > MAX_SOURCE_BYTES:
+            raise bad(f"{status.st_size:,} bytes; the limit is {MAX_SOURCE_BYTES:,}")
+        if SUPPORTED_SUFFIXES.get(path.suffix.lower()) in ("html", "pdf"):
+            content = "\n\n".join(load(Source.from_path(path)).pieces)
+        else:
+            raw = path.read_bytes()
+            if b"\x00" in raw:
+                raise bad("looks binary (it holds NUL bytes); give a text, Markdown, HTML or PDF file")
+            content = raw.decode("utf-8-sig", errors="replace")
+    except SkipDocument as exc:
+        raise bad(str(exc)) from None
     except OSError as exc:
-        raise click.BadParameter(f"cannot read {path}: {exc.strerror or exc}", param_hint="--source") from exc
+        raise bad(f"cannot read it: {exc.strerror or exc}") from None
     if not content.strip():
-        raise click.BadParameter(f"{path} is empty", param_hint="--source")
+        raise bad("empty (no text)")
+    if len(content) > MAX_SOURCE_CHARS:
+        raise bad(f"{len(content):,} characters of text; the limit is {MAX_SOURCE_CHARS:,}")
     return content
 
 
@@ -133,7 +166,8 @@ async def streamed(body: str, console: Console, settings: dict[str, Any]) -> Rep
               help="Evidence: web (Tavily), kb (local knowledge base), source (--source only). "
                    "auto: source with --source, else web when TAVILY_API_KEY is set, else kb.")
 @click.option("--source", "source_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              metavar="FILE", help="Check TEXT against this file only (e.g. a policy); no search runs.")
+              metavar="FILE", help="Check TEXT against this file only (e.g. a policy): text, Markdown, HTML "
+                   "or PDF, at most 50 MB; no search runs.")
 @click.option("--kb", "kb_path", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Knowledge base folder (default: $VERACITY_KB, else the per-user data folder).")
 @click.option("--max-revisions", type=click.IntRange(0, 10), default=None,
