@@ -139,3 +139,17 @@ def test_demo_sources_are_bundled_notes() -> None:
     assert {"demo:sydney-opera-house.md", "demo:australia.md"} <= keys
     with sources[0].open() as handle:
         assert handle.read(2) == b"# "
+
+
+def test_a_symbolic_link_loop_is_skipped_with_a_reason_and_the_rest_is_found(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "a.txt").write_text("The Nile flows north.", encoding="utf-8")
+    (docs / "sub" / "up").symlink_to("..")  # a folder loop: not followed
+    (docs / "loop.txt").symlink_to("other.txt")
+    (docs / "other.txt").symlink_to("loop.txt")  # before: RuntimeError "Symlink loop" aborted the whole ingest
+    sources, skipped = discover([docs])
+    assert [source.name for source in sources] == ["a.txt"]
+    reasons = {Path(item.key).name: item.reason for item in skipped}
+    assert set(reasons) == {"loop.txt", "other.txt"}
+    assert all("loop" in reason or "symbolic" in reason or "cannot read" in reason for reason in reasons.values())

@@ -100,6 +100,9 @@ def discover(paths: Iterable[str | Path]) -> tuple[list[Source], list[Skipped]]:
                 continue
             try:
                 source = Source.from_path(candidate)
+            except RuntimeError:  # pathlib's "Symlink loop from ..." (Python 3.11/3.12)
+                skipped.append(Skipped(str(candidate), "a symbolic link loop (the link leads back to itself)"))
+                continue
             except OSError as exc:
                 skipped.append(Skipped(str(candidate), f"cannot read: {exc.strerror or exc}"))
                 continue
