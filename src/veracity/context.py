@@ -66,6 +66,9 @@ class Context:
     search_timeout: float = field(
         default=20.0, metadata={"description": "Seconds before one search attempt times out."}
     )
+    model_timeout: float = field(
+        default=120.0, metadata={"description": "Seconds before one chat-model call times out (a failed attempt)."}
+    )
     search_backoff: float = field(
         default=0.5, metadata={"description": "Initial back-off in seconds between search attempts (exponential)."}
     )

@@ -131,3 +131,20 @@ def test_tavily_endpoint_comes_from_the_environment(monkeypatch: pytest.MonkeyPa
     backend = TavilyBackend(api_key="tvly-test")
     assert backend.base_url == "http://127.0.0.1:9/tavily"
     assert str(backend._client._client.base_url).startswith("http://127.0.0.1:9/tavily")
+
+
+def test_a_chat_model_that_never_answers_ends_in_a_typed_failure_not_a_hang(world: FakeWorld) -> None:
+    import time
+
+    from veracity.contracts import GateFailure
+
+    world.extract(claims_reply(("The Nile is long.", "The Nile is long.")))
+    stalled = world.model(first_token_delay=3600.0)  # before: no limit, so the check waited an hour
+    started = time.perf_counter()
+    report = veracity.check("The Nile is long.", model=stalled, backend=world.backend(), model_timeout=0.05,
+                            max_extraction_attempts=2)
+    assert time.perf_counter() - started < 60  # a hang guard, not a speed target
+    [failure] = [f for f in report.failures if isinstance(f, GateFailure)]
+    assert failure.step == "extract" and failure.attempts == 2
+    assert all("did not answer within 0.05 s" in error for error in failure.errors)
+    assert not report.ok and report.outcome == "incomplete"

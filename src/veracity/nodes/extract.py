@@ -14,7 +14,7 @@ from veracity.nodes.timing import Stopwatch
 from veracity.progress import ProgressEvent, emit
 from veracity.prompts.feedback import gate_feedback
 from veracity.prompts.source_mode import SOURCE_EXTRACT_ADDENDUM
-from veracity.runtime.models import ModelReply, ask_structured
+from veracity.runtime.models import ModelReply, answer_within, ask_structured
 from veracity.runtime.resources import Resources
 from veracity.state import FactCheckState
 
@@ -62,8 +62,9 @@ async def _extract(text: str, context: Context, resources: Resources, errors: li
 
         return ModelReply(payload=extract_claims_offline(text, source_mode=source_mode), tokens_in=0, tokens_out=0)
     messages = extraction_messages(text, context, errors, source_mode=source_mode)
-    return await ask_structured(resources.chat_model(context), messages, ExtractionOutput,
-                                run_name="extract_claims.model")
+    async with answer_within(context.model_timeout):
+        return await ask_structured(resources.chat_model(context), messages, ExtractionOutput,
+                                    run_name="extract_claims.model")
 
 
 async def extract_claims(state: FactCheckState, runtime: Runtime[Context], *, resources: Resources) -> FactCheckState:

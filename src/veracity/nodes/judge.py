@@ -13,7 +13,7 @@ from veracity.nodes.names import JUDGE_CLAIM
 from veracity.nodes.timing import Stopwatch
 from veracity.prompts.feedback import gate_feedback
 from veracity.prompts.source_mode import SOURCE_JUDGE_ADDENDUM
-from veracity.runtime.models import ModelReply, ask_structured
+from veracity.runtime.models import ModelReply, answer_within, ask_structured
 from veracity.runtime.resources import Resources
 from veracity.state import ClaimState, ClaimUpdate, evidence_for
 
@@ -51,7 +51,9 @@ async def _judge(state: ClaimState, evidence: list[Evidence], context: Context, 
         return ModelReply(payload=payload, tokens_in=0, tokens_out=0)
     messages = judge_messages(claim, evidence, context, feedback=feedback, errors=state.get("judge_errors", []),
                               source_mode=state.get("source_mode", False))
-    return await ask_structured(resources.chat_model(context), messages, JudgeOutput, run_name="judge_claim.model")
+    async with answer_within(context.model_timeout):
+        return await ask_structured(resources.chat_model(context), messages, JudgeOutput,
+                                    run_name="judge_claim.model")
 
 
 async def judge_claim(state: ClaimState, runtime: Runtime[Context], *, resources: Resources) -> ClaimUpdate:

@@ -6,8 +6,11 @@ send the exact error back to the model when it fails.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,6 +70,24 @@ def _payload_of(message: BaseMessage | None) -> Any:
     if isinstance(message, AIMessage) and message.tool_calls:
         return message.tool_calls[0].get("args")
     return message.content if message is not None else None
+
+
+class ModelTimeout(TimeoutError):
+    """The chat model did not answer within the per-call limit (`Context.model_timeout`)."""
+
+
+@asynccontextmanager
+async def answer_within(seconds: float) -> AsyncIterator[None]:
+    """Cancel the model call inside after `seconds` and raise `ModelTimeout`.
+
+    A model that never answers would otherwise hold the check for ever; the node counts the
+    timeout as one failed attempt, and the gate retries or records a typed failure.
+    """
+    try:
+        async with asyncio.timeout(seconds):
+            yield
+    except TimeoutError:
+        raise ModelTimeout(f"the model did not answer within {seconds:g} s (model_timeout)") from None
 
 
 async def ask_structured(
