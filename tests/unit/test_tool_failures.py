@@ -51,12 +51,17 @@ def scripted(world: FakeWorld) -> FakeWorld:
 TIMEOUT = httpx.ReadTimeout("read timed out")
 RATE_LIMIT = httpx.Response(429, json={"detail": {"error": "rate limited"}})
 NOT_JSON = httpx.Response(200, content=b"<html>bad gateway</html>")
-WRONG_SHAPE = httpx.Response(200, json={"results": [{"title": "no url or content", "score": "high"}]})
+WRONG_SHAPE = httpx.Response(200, json={"query": TEXT, "results": [{"title": "no url or content", "score": "high"}]})
+NO_RESULTS_KEY = httpx.Response(200, json={"answer": None, "images": []})
+ERROR_BODY = httpx.Response(200, json={"detail": {"error": "internal failure"}})
+BLANK_CONTENT = httpx.Response(200, json={"query": TEXT, "results": [
+    {"title": "Empty", "url": "https://notes.example/empty", "content": "   ", "score": 0.5}]})
 
 
 @pytest.mark.parametrize(("response", "kind"), [
     (TIMEOUT, "timeout"), (RATE_LIMIT, "rate_limit"), (NOT_JSON, "malformed"), (WRONG_SHAPE, "malformed"),
-], ids=["timeout", "rate-limit", "not-json", "wrong-shape"])
+    (NO_RESULTS_KEY, "malformed"), (ERROR_BODY, "malformed"), (BLANK_CONTENT, "malformed"),
+], ids=["timeout", "rate-limit", "not-json", "wrong-shape", "no-results-key", "error-body", "blank-content"])
 def test_persistent_search_failure_is_retried_then_surfaced(world: FakeWorld, response, kind: str) -> None:
     tavily = FakeTavily(response)
     report = veracity.check(TEXT, model=scripted(world).model(), backend=tavily.backend(),
@@ -148,3 +153,9 @@ def test_a_chat_model_that_never_answers_ends_in_a_typed_failure_not_a_hang(worl
     assert failure.step == "extract" and failure.attempts == 2
     assert all("did not answer within 0.05 s" in error for error in failure.errors)
     assert not report.ok and report.outcome == "incomplete"
+
+
+def test_an_answer_with_no_results_is_no_evidence_not_a_failure(world: FakeWorld) -> None:
+    tavily = FakeTavily(httpx.Response(200, json={"query": TEXT, "results": [], "response_time": 0.1}))
+    report = veracity.check(TEXT, model=scripted(world).model(), backend=tavily.backend(), search_backoff=0.001)
+    assert report.failures == [] and report.verdict_for("c1").label == "unverifiable"

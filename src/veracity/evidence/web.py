@@ -30,6 +30,23 @@ class TavilyResponse(BaseModel):
     results: list[TavilyResult]
 
 
+def answer_problem(payload: object) -> str | None:
+    """Why a Tavily answer is not a search response, or None.
+
+    tavily-python fills in ``results: []`` when the body has none, so an error body such as
+    ``{"detail": {"error": ...}}`` served with HTTP 200 would read as "nothing found". A real
+    answer echoes its ``query``; an answer without one, or with an error field, is malformed.
+    """
+    if not isinstance(payload, dict):
+        return f"Tavily returned {type(payload).__name__}, not a JSON object"
+    error = payload.get("detail") or payload.get("error")
+    if error:
+        return f"Tavily answered with an error body: {error}"
+    if "query" not in payload:
+        return f"Tavily's answer is not a search response (no 'query'; keys: {', '.join(sorted(payload)) or 'none'})"
+    return None
+
+
 class TavilyBackend:
     """Search the web with Tavily. A missing API key is a `ConfigurationError`, never keyless mode."""
 
@@ -93,12 +110,18 @@ class TavilyBackend:
             raise ToolError("timeout", f"Tavily timed out: {exc}") from exc
         except httpx.HTTPError as exc:
             raise ToolError("unavailable", f"cannot reach Tavily: {exc}") from exc
+        problem = answer_problem(payload)
+        if problem:
+            raise ToolError("malformed", problem)
         try:
             response = TavilyResponse.model_validate(payload)
-            return [
-                SearchHit(title=r.title, url=r.url, text=r.content, score=r.score)
-                for r in response.results[:limit]
-                if r.content.strip()
-            ]
         except ValidationError as exc:
             raise ToolError("malformed", f"Tavily payload failed validation: {exc}") from exc
+        hits = [
+            SearchHit(title=r.title, url=r.url, text=r.content, score=r.score)
+            for r in response.results[:limit]
+            if r.content.strip()
+        ]
+        if response.results and not hits:
+            raise ToolError("malformed", f"Tavily returned {len(response.results)} result(s), all with blank content")
+        return hits
