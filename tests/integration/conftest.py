@@ -31,7 +31,8 @@ EXTRACTION_MARKER = "Text to split into claims"
 """Text in the extraction prompt that tells the fake model which step is asking."""
 
 _CLAIM_LINE = re.compile(r"^Claim: (.*)$", re.MULTILINE)
-_EVIDENCE_ITEM = re.compile(r"^\[(c\d+-e\d+)\][^\n]*\n(.*?)(?=\n\n\[c\d+-e\d+\]|\Z)", re.MULTILINE | re.DOTALL)
+_EVIDENCE_ITEM = re.compile(r"^<<<evidence (c\d+-e\d+) (\w+)>>>[^\n]*\n(.*?)\n<<<end of evidence \1 \2>>>",
+                            re.MULTILINE | re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -135,8 +136,8 @@ def message_text(message: dict) -> str:
 
 
 def prompt_evidence(prompt: str) -> dict[str, str]:
-    """The evidence items a judge prompt lists, as {id: text}, parsed from '[c1-e1] Title (url)\\ntext'."""
-    return {match.group(1): match.group(2).strip() for match in _EVIDENCE_ITEM.finditer(prompt)}
+    """The evidence items a judge prompt lists, as {id: text}, each fenced by its id and the prompt's boundary."""
+    return {match.group(1): match.group(3).strip() for match in _EVIDENCE_ITEM.finditer(prompt)}
 
 
 Judge = Callable[[str, dict[str, str], int], Any]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import statistics
 from pathlib import Path
 
@@ -63,8 +64,10 @@ def test_judge_rows_through_the_scripted_model(tmp_path: Path, world: FakeWorld)
     assert boil.detail["evidence_id"] == "c1-e2" and boil.detail["quote"] == "water boils at 100 degrees Celsius"
     # the judge saw the claim and each evidence text under its id and title
     prompt = world.judge_prompts[BOIL][0]
-    assert f"Claim: {BOIL}" in prompt and "[c1-e1] evidence 1\nLyon is a city in France." in prompt
-    assert f"[c1-e2] evidence 2\n{BOIL_NOTE}" in prompt
+    assert f"Claim: {BOIL}" in prompt
+    lyon = r"<<<evidence c1-e1 \w+>>> evidence 1\nLyon is a city in France\.\n<<<end of evidence c1-e1"
+    assert re.search(lyon, prompt)
+    assert re.search(rf"<<<evidence c1-e2 \w+>>> evidence 2\n{re.escape(BOIL_NOTE)}\n<<<end of evidence c1-e2", prompt)
     assert result.settings["runs_as"] == "judge: custom:ScriptedChatModel; evidence: each row's own"
 
 
