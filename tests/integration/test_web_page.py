@@ -74,7 +74,10 @@ def test_the_sydney_paragraph_renders_its_verdicts(browser, tmp_path: Path) -> N
         browser.find_element(By.ID, "download-json").click()
         browser.find_element(By.ID, "download-md").click()
         saved = downloads / "veracity-report.json", downloads / "veracity-report.md"
-        WebDriverWait(browser, 10).until(lambda _b: all(path.exists() for path in saved))
+        WebDriverWait(browser, 10).until(  # written in full: present, not empty, no partial download left
+            lambda _b: all(path.exists() and path.stat().st_size > 0 for path in saved)
+            and not list(downloads.glob("*.crdownload"))
+        )
         report = json.loads(saved[0].read_text())
         assert [v["label"] for v in report["verdicts"]].count("refuted") == 2
         assert "| refuted | The Sydney Opera House has over 2,000 rooms. |" in saved[1].read_text()
