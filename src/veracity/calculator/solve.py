@@ -154,9 +154,9 @@ def _missing(question: Question, what: str) -> Answer:
 # --------------------------------------------------------------------------- dates
 
 
-def _nearest_event(date: DateMention, wanted: frozenset[str]) -> str | None:
-    """The event word closest before the date (one of ours, or one the caller wants)."""
-    for word in reversed(date.before):
+def _nearest_event(before: Sequence[str], wanted: frozenset[str]) -> str | None:
+    """The event word closest before a date or figure (one of ours, or one the caller wants)."""
+    for word in reversed(before):
         if word in EVENT_WORDS or word in wanted:
             return word
     return None
@@ -173,7 +173,7 @@ def _dated(subject: Subject, sources: list[Source], wanted: frozenset[str], *, a
         sentence = source.sentence.text
         starts_of_ranges = {first for first, last, _ in year_ranges(sentence) if first != last}
         for date in find_dates(sentence):
-            word = _nearest_event(date, wanted)
+            word = _nearest_event(date.before, wanted)
             if word is None or word not in wanted:
                 continue
             if date.year in starts_of_ranges and word in ("built", "constructed", "erected"):
@@ -278,7 +278,7 @@ def _stated_age(subject: Subject, evidence: Sequence[Evidence], verb: str | None
             if measure.unit is None or measure.unit.dimension != "time" or not _AGO.match(sentence, measure.end):
                 continue
             before = [word.lower() for word in re.findall(r"[^\W\d_]+", sentence[:measure.start])]
-            event = next((word for word in reversed(before) if word in EVENT_WORDS or word in wanted), None)
+            event = _nearest_event(before, wanted)
             if event in wanted and subject.is_sentence_subject(sentence, _word_position(sentence, event,
                                                                                         measure.start)):
                 return _Read(source, measure)
@@ -432,12 +432,7 @@ def _rounding(stated: str) -> float:
 
 def _tolerance(threshold: float, stated: str) -> float:
     """How far a converted figure may be from the claim's and still match it, given the claim's rounding."""
-    digits = "".join(ch for ch in stated if ch.isdigit() or ch == ".")
-    if "." in digits:
-        precision = 10.0 ** -len(digits.split(".")[1])
-    else:
-        precision = 10.0 ** (len(digits) - len(digits.rstrip("0")))
-    return max(0.01 * abs(threshold), min(precision / 2, APPROXIMATE * abs(threshold)))
+    return max(0.01 * abs(threshold), min(_rounding(stated), APPROXIMATE * abs(threshold)))
 
 
 def _compare(question: Question, evidence: Sequence[Evidence], today: datetime.date) -> Answer:

@@ -43,11 +43,12 @@ def calculate_claim(state: ClaimState, runtime: Runtime[Context]) -> Command[Aft
     watch = Stopwatch()
     claim = state["claim"]
     evidence = evidence_for(state)
+    now = today(runtime.context)
     try:
-        answer = calculate(claim.text, evidence, today(runtime.context))
+        answer = calculate(claim.text, evidence, now)
     except Exception as error:  # a calculator fault must not sink the claim, nor hand arithmetic to the judge
         answer = Answer("unverifiable", f"the calculator could not compute this claim ({type(error).__name__}: "
-                        f"{error}), so it is not judged.", [], today(runtime.context))
+                        f"{error}), so it is not judged.", [], now)
     if answer is None:
         record = TraceRecord(step=CALCULATE_CLAIM, claim_id=claim.id, outcome="skipped",
                              reason="not a computed claim", seconds=watch.seconds)
