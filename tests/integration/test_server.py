@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 
 import httpx
 import pytest
-import uvicorn
 
 from tests.fakes import FakeWorld, claims_reply, verdict_reply
+from tests.integration.app_server import serving
 from veracity.server.app import create_app
 from veracity.testing import ScriptedChatModel, prompt_text
 
@@ -22,25 +19,6 @@ FAITHFUL = "You can return the package within 14 days of the delivery date."
 WRONG = "You can return the package within 30 days of the delivery date."
 WARM_PROMISE = "I'm so sorry! Don't worry, we'll find some solution for you."
 KEY = "s3cret-key"
-
-
-@contextmanager
-def serving(app) -> Iterator[str]:
-    """Run `app` under uvicorn on 127.0.0.1 (a free port) in a thread; yield its base URL."""
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 @pytest.fixture(scope="module")

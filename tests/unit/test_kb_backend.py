@@ -53,6 +53,16 @@ async def test_damage_found_during_a_search_is_a_permanent_tool_error(demo_kb: K
     assert "--replace" in str(caught.value)
 
 
+async def test_a_search_failure_names_the_knowledge_base_without_its_path(demo_kb: KnowledgeBase) -> None:
+    backend = KnowledgeBaseBackend(demo_kb.path)
+    (demo_kb.path / demo_kb.manifest().generation / "bm25_ids.npy").write_bytes(b"\x93NUMPY junk")
+    with pytest.raises(ToolError) as caught:
+        await backend.search("Canberra", limit=2)
+    # The message reaches reports, and a server's reports reach its clients.
+    assert str(demo_kb.path.parent) not in str(caught.value)
+    assert f"knowledge base {demo_kb.path.name!r}" in str(caught.value)
+
+
 async def test_no_path_uses_the_default_knowledge_base_seeded_with_the_demo(monkeypatch: pytest.MonkeyPatch,
                                                                            tmp_path: Path) -> None:
     monkeypatch.setenv(KB_ENV, str(tmp_path / "default-kb"))

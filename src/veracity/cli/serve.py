@@ -6,14 +6,24 @@ from pathlib import Path
 
 import click
 
+from veracity.server.serving import ServeSettings
+
 SERVE_EPILOG = """\b
 Routes: POST /factcheck/invoke, /factcheck/batch, /factcheck/stream (server-sent
 events), GET /factcheck/input_schema, /factcheck/output_schema, POST /analyze,
 GET /healthz; interactive docs at /docs.
 \b
-Environment: VERACITY_API_KEY (require X-API-Key or Authorization: Bearer),
-VERACITY_RATE_LIMIT (per client, default 60/minute), VERACITY_MAX_BODY_BYTES
-(default 1000000), and the keys `veracity check` reads."""
+With VERACITY_API_KEY set, the routes that run checks or a model need the key
+(X-API-Key or Authorization: Bearer); the page, /healthz, the docs and the two
+schemas stay public (they hold no data; the page asks for the key).
+\b
+The rate limit counts checks (a batch of 8 costs 8) per client: the API key when
+one is set, else the peer address. X-Forwarded-For is ignored unless the proxy
+sending it is listed in --trusted-proxies.
+\b
+Environment: VERACITY_API_KEY, VERACITY_RATE_LIMIT (default 60/minute),
+VERACITY_MAX_BODY_BYTES (default 1000000), VERACITY_TRUSTED_PROXIES, and the
+keys `veracity check` reads."""
 
 
 @click.command(epilog=SERVE_EPILOG)
@@ -27,18 +37,30 @@ VERACITY_RATE_LIMIT (per client, default 60/minute), VERACITY_MAX_BODY_BYTES
 @click.option("--checkpoint", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               help="Save every check's steps in this SQLite file; a request with the same text and thread_id "
                    "resumes a check cut off by a restart.")
+@click.option("--trusted-proxies", envvar="VERACITY_TRUSTED_PROXIES", default=None, metavar="ADDRESSES",
+              help="Comma-separated proxy IPs or networks (or '*') whose X-Forwarded-For is believed. "
+                   "Default: none, the peer address is the client.")
+@click.option("--header-timeout", type=click.FloatRange(min=0.1), default=ServeSettings.header_timeout,
+              show_default=True, metavar="SECONDS", help="Close a connection whose request headers take longer.")
+@click.option("--body-timeout", type=click.FloatRange(min=0.1), default=ServeSettings.body_timeout,
+              show_default=True, metavar="SECONDS", help="Close a connection whose request body takes longer.")
+@click.option("--max-connections", type=click.IntRange(min=1), default=ServeSettings.max_connections,
+              show_default=True, help="Open sockets at most (lowered to fit the file-descriptor limit); past it "
+                                      "the oldest connection still waiting on its client is closed.")
 def serve_command(host: str, port: int, model: str | None, search: str, rate_limit: str | None,
-                  checkpoint: Path | None) -> None:
+                  checkpoint: Path | None, trusted_proxies: str | None, header_timeout: float,
+                  body_timeout: float, max_connections: int) -> None:
     """Serve the fact-check graph over HTTP (FastAPI under uvicorn)."""
     import uvicorn
 
     from veracity.server.app import create_app
+    from veracity.server.serving import uvicorn_config
 
     try:
         app = create_app(model=model, search=search, rate_limit=rate_limit, checkpoint=checkpoint)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--rate-limit") from error
     click.echo(f"veracity serving on http://{host}:{port} (docs: http://{host}:{port}/docs)", err=True)
-    # Idle keep-alive connections stay open longer than common clients keep them (httpx: 5 s),
-    # so a client never reuses a connection the server is closing at that moment.
-    uvicorn.run(app, host=host, port=port, log_level="info", timeout_keep_alive=30)
+    settings = ServeSettings(header_timeout=header_timeout, body_timeout=body_timeout,
+                             max_connections=max_connections, trusted_proxies=trusted_proxies or None)
+    uvicorn.Server(uvicorn_config(app, host=host, port=port, settings=settings)).run()

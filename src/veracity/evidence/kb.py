@@ -35,4 +35,15 @@ class KnowledgeBaseBackend:
         try:
             return await asyncio.to_thread(self.knowledge_base.search, query, limit)
         except (KnowledgeBaseError, OSError, sqlite3.Error) as exc:
-            raise ToolError("unavailable", f"knowledge base search failed: {exc}", transient=False) from exc
+            raise ToolError("unavailable", f"knowledge base search failed: {self._without_paths(str(exc))}",
+                            transient=False) from exc
+
+    def _without_paths(self, message: str) -> str:
+        """`message` with the knowledge base's folder shown by name only.
+
+        Reports travel to the clients of a server, who have no business knowing its file system.
+        """
+        folder = self.knowledge_base.path
+        for spelling in {str(folder.resolve()), str(folder)}:
+            message = message.replace(spelling, f"<knowledge base {folder.name!r}>")
+        return message

@@ -14,37 +14,49 @@ Routes (all JSON; errors are ``{"error": ..., "status": ...}``):
 * ``GET /healthz``; OpenAPI docs at ``/docs``; ``GET /`` the web page (``static/index.html``)
 
 With an API key configured (``VERACITY_API_KEY`` or ``create_app(api_key=...)``) every route
-but ``/healthz`` and the docs needs ``X-API-Key`` or ``Authorization: Bearer``. Bodies over
-the size limit get 413; a client over its rate gets 429 with ``Retry-After``.
+that runs a check or a model needs ``X-API-Key`` or ``Authorization: Bearer``; the page,
+``/healthz``, the docs, ``/openapi.json`` and the two schemas stay public: they hold no data,
+and the page asks for the key itself (`PUBLIC_ROUTES`). Bodies over the size limit get 413; a
+client over its rate gets 429 with ``Retry-After``, each check of a batch counting once.
 """
 
 # No `from __future__ import annotations` here: FastAPI reads the route signatures' types at
 # run time, also when `langgraph dev` loads this file under another module name.
 import asyncio
 import json
+import logging
 import os
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib.metadata import version
 from importlib.resources import files as package_files
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import Depends, FastAPI, Request
+from fastapi import Depends, FastAPI, Request, Security
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
 from veracity.checker import Checker
 from veracity.contracts import Report
-from veracity.errors import ConfigurationError, InputError
+from veracity.errors import ConfigurationError, InputError, KnowledgeBaseError
 from veracity.progress import ProgressEvent
 from veracity.server.limits import BodyLimit, error_response, key_matches, parse_rate, presented_key
 
+logger = logging.getLogger(__name__)
+
 DEFAULT_MAX_BODY_BYTES = 1_000_000
 DEFAULT_RATE = "60/minute"
+PUBLIC_ROUTES = frozenset({"/", "/healthz", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json",
+                           "/factcheck/input_schema", "/factcheck/output_schema"})
+"""Routes that answer without the API key: the page, liveness, documentation and schemas."""
+_KEY_HEADER = APIKeyHeader(name="X-API-Key", auto_error=False,
+                           description="Needed when the server sets VERACITY_API_KEY.")
+_BEARER = HTTPBearer(auto_error=False, description="The same key, as a bearer token.")
 DEFAULT_BATCH_CONCURRENCY = 4
 """Checks of one batch request that run at the same time, at most (``VERACITY_BATCH_CONCURRENCY``)."""
 
@@ -118,15 +130,36 @@ def create_app(
     app.add_middleware(BodyLimit, max_bytes=max_body)
     _add_error_handlers(app)
 
-    async def guard(request: Request) -> None:
-        key = presented_key(request.headers)
-        if api_key is not None and not key_matches(key, api_key):
+    async def authorised(
+        request: Request,
+        _key: Annotated[str | None, Security(_KEY_HEADER)] = None,
+        _bearer: Annotated[HTTPAuthorizationCredentials | None, Security(_BEARER)] = None,
+    ) -> str:
+        """The client's rate-limit identity: the API key when one is configured, else the peer address.
+
+        The peer is the socket's address (a proxy's ``X-Forwarded-For`` counts only where the
+        ASGI server was told to trust that proxy). A failed authentication is charged to the
+        peer, so guessing keys is rate-limited too.
+        """
+        peer = "peer:" + (request.client.host if request.client else "unknown")
+        if api_key is None:
+            return peer
+        if not key_matches(presented_key(request.headers), api_key):
+            charge(peer, 1)
             raise HTTPException(401, "missing or wrong API key (send X-API-Key or Authorization: Bearer)",
                                 headers={"WWW-Authenticate": "Bearer"})
-        client = key or (request.client.host if request.client else "unknown")
-        wait = limiter.retry_after(client)
+        return "key"
+
+    def charge(client: str, checks: int) -> None:
+        if limiter.too_costly(checks):
+            raise HTTPException(429, f"a request of {checks} checks exceeds the rate limit of {limiter.requests} "
+                                     f"per {limiter.per_seconds:g} s; send at most {limiter.requests} at a time")
+        wait = limiter.retry_after(client, checks)
         if wait is not None:
             raise HTTPException(429, f"rate limit exceeded; retry in {wait} s", headers={"Retry-After": str(wait)})
+
+    async def one_check(client: str = Depends(authorised)) -> None:
+        charge(client, 1)
 
     async def run_check(
         item: FactcheckInput, on_progress: Callable[[ProgressEvent], None] | None = None,
@@ -152,7 +185,7 @@ def create_app(
         """Liveness: always 200 while the process serves."""
         return {"status": "ok", "version": version("veracity")}
 
-    @app.post("/factcheck/invoke", dependencies=[Depends(guard)], tags=["factcheck"])
+    @app.post("/factcheck/invoke", dependencies=[Depends(one_check)], tags=["factcheck"])
     async def invoke(body: InvokeRequest) -> dict[str, Any]:
         """Check one text; the output is the whole report."""
         thread_id = body.input.thread_id or uuid.uuid4().hex
@@ -160,9 +193,13 @@ def create_app(
         metadata = {"run_id": str(uuid.uuid4()), **({"thread_id": thread_id} if checkpoint is not None else {})}
         return {"output": report.model_dump(mode="json"), "metadata": metadata}
 
-    @app.post("/factcheck/batch", dependencies=[Depends(guard)], tags=["factcheck"])
-    async def batch(body: BatchRequest) -> dict[str, Any]:
-        """Check several texts, a few at a time (``VERACITY_BATCH_CONCURRENCY``); outputs in input order."""
+    @app.post("/factcheck/batch", tags=["factcheck"])
+    async def batch(body: BatchRequest, client: str = Depends(authorised)) -> dict[str, Any]:
+        """Check several texts, a few at a time (``VERACITY_BATCH_CONCURRENCY``); outputs in input order.
+
+        Each text counts as one check against the rate limit.
+        """
+        charge(client, len(body.inputs))
         slots = asyncio.Semaphore(concurrency)
 
         async def bounded(item: FactcheckInput) -> Report:
@@ -173,7 +210,7 @@ def create_app(
         return {"output": [r.model_dump(mode="json") for r in reports],
                 "metadata": {"run_ids": [str(uuid.uuid4()) for _ in reports]}}
 
-    @app.post("/factcheck/stream", dependencies=[Depends(guard)], tags=["factcheck"])
+    @app.post("/factcheck/stream", dependencies=[Depends(one_check)], tags=["factcheck"])
     async def stream(body: InvokeRequest) -> StreamingResponse:
         """Server-sent events: each graph step's update as it finishes, then the report, then end."""
         return StreamingResponse(_events(run_check, body.input), media_type="text/event-stream")
@@ -188,7 +225,7 @@ def create_app(
         """JSON schema of the output (the report)."""
         return Report.model_json_schema()
 
-    @app.post("/analyze", dependencies=[Depends(guard)], tags=["analyze"])
+    @app.post("/analyze", dependencies=[Depends(one_check)], tags=["analyze"])
     async def analyze(body: AnalyzeRequest) -> dict[str, Any]:
         """Answer the query with the configured chat model (unless an answer is given) and audit it."""
         if body.answer is not None and not body.answer.strip():
@@ -247,12 +284,9 @@ async def _events(run_check: RunCheck, item: FactcheckInput) -> AsyncIterator[st
         try:
             report = await run_check(item, on_progress)
             queue.put_nowait(("data", {"report": report.model_dump(mode="json")}))
-        except InputError as error:
-            queue.put_nowait(("error", {"error": str(error), "status": 422}))
-        except HTTPException as error:
-            queue.put_nowait(("error", {"error": str(error.detail), "status": error.status_code}))
         except Exception as error:  # reported to the client as an event; the stream still ends
-            queue.put_nowait(("error", {"error": f"{type(error).__name__}: {error}", "status": 500}))
+            status, message = _client_error(error)
+            queue.put_nowait(("error", {"error": message, "status": status}))
         queue.put_nowait(None)
 
     task = asyncio.create_task(run())
@@ -267,6 +301,21 @@ def _sse(event: str, data: Any) -> str:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n"
 
 
+def _client_error(error: Exception) -> tuple[int, str]:
+    """The status and message a client sees for `error`; server paths and internals stay in the log."""
+    if isinstance(error, HTTPException):
+        return error.status_code, str(error.detail)
+    if isinstance(error, InputError):
+        return 422, str(error)
+    if isinstance(error, KnowledgeBaseError):
+        logger.error("the knowledge base cannot be used: %s", error)
+        return 503, "the server's knowledge base cannot be used; the operator will find why in the server log"
+    if isinstance(error, ConfigurationError):
+        return 400, str(error)
+    logger.error("request failed", exc_info=error)
+    return 500, f"internal error ({type(error).__name__}); see the server log"
+
+
 def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(HTTPException)
     async def http_error(_request: Request, error: HTTPException) -> JSONResponse:
@@ -277,17 +326,13 @@ def _add_error_handlers(app: FastAPI) -> None:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
         return error_response(422, f"invalid request: {problems}")
 
-    @app.exception_handler(InputError)
-    async def bad_input(_request: Request, error: InputError) -> JSONResponse:
-        return error_response(422, str(error))
+    async def known(_request: Request, error: Exception) -> JSONResponse:
+        return error_response(*_client_error(error))
 
-    @app.exception_handler(ConfigurationError)
-    async def not_configured(_request: Request, error: ConfigurationError) -> JSONResponse:
-        return error_response(400, str(error))
-
-    @app.exception_handler(Exception)
-    async def unexpected(_request: Request, error: Exception) -> JSONResponse:
-        return error_response(500, f"internal error ({type(error).__name__}); see the server log")
+    # Known kinds get their own handlers: errors that reach the `Exception` one are also logged
+    # with a traceback by the server, as unexpected.
+    for kind in (InputError, ConfigurationError, Exception):
+        app.add_exception_handler(kind, known)
 
 
 app = create_app()

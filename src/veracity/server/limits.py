@@ -6,6 +6,7 @@ import hmac
 import math
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from starlette.datastructures import Headers
@@ -77,27 +78,61 @@ def presented_key(headers: Headers) -> str | None:
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
 
 
+DEFAULT_MAX_CLIENTS = 10_000
+"""Clients a `RateLimiter` remembers at most; past it the least recently seen are forgotten."""
+
+
 @dataclass
 class RateLimiter:
-    """A token bucket per client: `requests` per `per_seconds`, refilled continuously."""
+    """A token bucket per client: `requests` per `per_seconds`, refilled continuously.
+
+    The table is bounded: a bucket that has refilled is the same as no bucket and is dropped,
+    and past `max_clients` the least recently seen client is forgotten, so rotating client
+    identities cannot grow memory without limit.
+    """
 
     requests: int
     per_seconds: float
-    _buckets: dict[str, tuple[float, float]] = field(default_factory=dict)
+    max_clients: int = DEFAULT_MAX_CLIENTS
+    _buckets: OrderedDict[str, tuple[float, float]] = field(default_factory=OrderedDict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def retry_after(self, client: str) -> int | None:
-        """Take a token for `client`; None if allowed, else whole seconds until one is free."""
+    @property
+    def clients(self) -> int:
+        """How many clients the table holds now."""
+        return len(self._buckets)
+
+    def retry_after(self, client: str, cost: int = 1) -> int | None:
+        """Take `cost` tokens for `client`; None if allowed, else whole seconds until they are free.
+
+        A cost above the bucket's size can never be paid; it is refused with the time a full
+        bucket takes, and the caller should say so (see `too_costly`).
+        """
         rate = self.requests / self.per_seconds
         now = time.monotonic()
         with self._lock:
-            tokens, then = self._buckets.get(client, (float(self.requests), now))
+            tokens, then = self._buckets.pop(client, (float(self.requests), now))
             tokens = min(float(self.requests), tokens + (now - then) * rate)
-            if tokens >= 1.0:
-                self._buckets[client] = (tokens - 1.0, now)
-                return None
+            allowed = tokens >= cost
+            if allowed:
+                tokens -= cost
             self._buckets[client] = (tokens, now)
-            return max(1, math.ceil((1.0 - tokens) / rate))
+            self._forget(now, rate)
+            if allowed:
+                return None
+            return max(1, math.ceil((min(cost, self.requests) - tokens) / rate))
+
+    def too_costly(self, cost: int) -> bool:
+        """Whether `cost` tokens exceed what a bucket ever holds."""
+        return cost > self.requests
+
+    def _forget(self, now: float, rate: float) -> None:
+        while len(self._buckets) > self.max_clients:
+            self._buckets.popitem(last=False)
+        oldest = next(iter(self._buckets.items()), None)
+        # The least recently seen bucket, once refilled, holds nothing worth keeping.
+        if oldest is not None and oldest[1][0] + (now - oldest[1][1]) * rate >= self.requests:
+            del self._buckets[oldest[0]]
 
 
 def parse_rate(text: str) -> RateLimiter:
