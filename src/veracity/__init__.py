@@ -15,6 +15,7 @@ from veracity.checker import Checker
 from veracity.context import Context
 from veracity.contracts import (
     Claim,
+    DeadlineFailure,
     Evaluation,
     EvaluationIssue,
     Evidence,
@@ -31,8 +32,8 @@ from veracity.graph import build_graph, graph
 from veracity.progress import ProgressEvent
 
 __all__ = [
-    "Checker", "Claim", "ConfigurationError", "Context", "Evaluation", "EvaluationIssue", "Evidence", "EvidenceBackend",
-    "GateFailure", "Guard", "GuardedAnswer", "InputError", "ProgressEvent", "Report", "RetrieverBackend", "SearchHit",
-    "TavilyBackend", "ToolError", "ToolFailure", "TraceRecord", "VeracityError", "Verdict", "acheck", "as_tool",
-    "build_graph", "check", "graph",
+    "Checker", "Claim", "ConfigurationError", "Context", "DeadlineFailure", "Evaluation", "EvaluationIssue",
+    "Evidence", "EvidenceBackend", "GateFailure", "Guard", "GuardedAnswer", "InputError", "ProgressEvent", "Report",
+    "RetrieverBackend", "SearchHit", "TavilyBackend", "ToolError", "ToolFailure", "TraceRecord", "VeracityError",
+    "Verdict", "acheck", "as_tool", "build_graph", "check", "graph",
 ]

@@ -7,6 +7,7 @@ created for one check (and anything it caches) serves the next.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Callable
 from functools import cached_property
@@ -27,6 +28,7 @@ from veracity.nodes.extract import input_problem, valid_unicode
 from veracity.nodes.names import FINALIZE_REPORT
 from veracity.progress import ProgressEvent
 from veracity.runtime.checkpoints import open_checkpointer
+from veracity.runtime.deadline import PartialRun, deadline_report
 from veracity.runtime.modes import Mode
 from veracity.runtime.resources import Resources
 from veracity.state import InputState
@@ -133,15 +135,33 @@ async def stream_report(
 ) -> Report:
     """Run the compiled graph (or resume it, with input None), pass on its progress, and return its report."""
     report: Report | None = None
+    run = PartialRun(dict(graph_input) if graph_input is not None else None)
     options: dict[str, Any] = {"durability": durability} if durability else {}
     stream = graph.astream(
-        graph_input, config=config, context=context, stream_mode=["custom", "updates"], subgraphs=True, **options
+        graph_input, config=config, context=context, stream_mode=["custom", "updates", "values", "tasks"],
+        subgraphs=True, **options,
     )
-    async for namespace, kind, chunk in stream:
-        if kind == "custom" and on_progress is not None and isinstance(chunk, ProgressEvent):
-            on_progress(chunk)
-        elif kind == "updates" and not namespace and FINALIZE_REPORT in chunk:
-            report = chunk[FINALIZE_REPORT]["report"]
+    try:
+        async with asyncio.timeout(context.check_deadline) as deadline:
+            async for namespace, kind, chunk in stream:
+                if kind == "custom" and on_progress is not None and isinstance(chunk, ProgressEvent):
+                    on_progress(chunk)
+                elif namespace:
+                    continue
+                elif kind == "updates":
+                    if FINALIZE_REPORT in chunk:
+                        report = chunk[FINALIZE_REPORT]["report"]
+                    run.updates(chunk)
+                elif kind == "values":
+                    run.values(chunk)
+                elif kind == "tasks":
+                    run.task(chunk)
+    except TimeoutError:
+        if not deadline.expired():
+            raise
+        return deadline_report(run, context.check_deadline)
+    finally:
+        await stream.aclose()  # type: ignore[attr-defined]  # astream returns an async generator
     if report is None:  # the graph always ends in finalize_report; guard against wiring mistakes
         raise RuntimeError("the fact-check graph ended without a report")
     return report

@@ -69,6 +69,10 @@ class Context:
     model_timeout: float = field(
         default=120.0, metadata={"description": "Seconds before one chat-model call times out (a failed attempt)."}
     )
+    check_deadline: float = field(
+        default=600.0, metadata={"description": "Seconds a whole check may take; past it, claims not judged yet "
+                                                "are unverifiable and the report carries a DeadlineFailure."}
+    )
     search_backoff: float = field(
         default=0.5, metadata={"description": "Initial back-off in seconds between search attempts (exponential)."}
     )
@@ -91,7 +95,9 @@ class Context:
     )
 
     def __post_init__(self) -> None:
-        """Reject a `today` that is not a YYYY-MM-DD date, before any work starts."""
+        """Reject a `today` that is not a YYYY-MM-DD date, or a deadline that is not positive, before any work."""
+        if not self.check_deadline > 0:
+            raise ValueError(f"check_deadline must be a positive number of seconds, got {self.check_deadline!r}")
         if self.today is not None:
             try:
                 datetime.date.fromisoformat(self.today)

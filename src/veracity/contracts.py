@@ -201,7 +201,19 @@ class ToolFailure(BaseModel):
     message: str
 
 
-Failure = Annotated[GateFailure | ToolFailure, Field(discriminator="kind")]
+class DeadlineFailure(BaseModel):
+    """The check reached its total deadline (`Context.check_deadline`) before it finished."""
+
+    kind: Literal["deadline"] = "deadline"
+    step: Literal["check"] = "check"
+    seconds: float = Field(description="The deadline that passed.")
+    unfinished: list[str] = Field(default_factory=list, description="Graph nodes still running at the deadline.")
+    claims_not_judged: list[str] = Field(
+        default_factory=list, description="Claims left unverifiable because their verdict had not arrived.")
+    message: str
+
+
+Failure = Annotated[GateFailure | ToolFailure | DeadlineFailure, Field(discriminator="kind")]
 """Any typed failure recorded on a report."""
 
 
@@ -217,6 +229,7 @@ class EvaluationIssue(BaseModel):
         "extraction_failed",
         "input_rejected",
         "unsupported_by_source",
+        "deadline_exceeded",
     ]
     claim_id: str | None = None
     message: str
@@ -318,7 +331,7 @@ class Report(BaseModel):
         """Why the check is incomplete: its typed failures and the evaluation issues that are not findings."""
         messages = [failure.message for failure in self.failures]
         messages += [issue.message for issue in self.evaluation.issues if issue.code not in FINDING_CODES]
-        return messages
+        return list(dict.fromkeys(messages))
 
     @computed_field(  # type: ignore[prop-decorator]  # pydantic's documented form; mypy cannot see through it
         description="True only when the text holds up: every claim is supported and nothing failed "

@@ -181,12 +181,14 @@ class RowEvaluator:
         )
 
     def _claims_row(self, row: ClaimsRow, report: Report) -> RowOutcome:
-        whole_failures = [f.message for f in report.failures if f.kind == "gate" and f.step in ("input", "extract")]
+        whole_failures = [f.message for f in report.failures
+                          if (f.kind == "gate" and f.step in ("input", "extract"))
+                          or (f.kind == "deadline" and not report.claims)]
         if whole_failures:
             expected_labels: list[str] = [claim.label for claim in row.expected]
             return RowOutcome(row.id, expected_labels, [FAILED] * len(expected_labels), 0.0, failures=whole_failures,
                               tokens_in=report.tokens_in, tokens_out=report.tokens_out)
-        failed_claims = {f.claim_id: f.message for f in report.failures if getattr(f, "claim_id", None)}
+        failed_claims = {f.claim_id: f.message for f in report.failures if f.kind != "deadline" and f.claim_id}
         extracted = report.claims
         pairs = match_claims(
             [c.claim for c in row.expected], [c.text for c in extracted], threshold=self.match_threshold

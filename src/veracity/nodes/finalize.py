@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from veracity.contracts import Evaluation, GateFailure, Report, Summary, ToolFailure, TraceRecord
+from veracity.contracts import DeadlineFailure, Evaluation, GateFailure, Report, Summary, ToolFailure, TraceRecord
 from veracity.nodes.names import FINALIZE_REPORT
 from veracity.nodes.timing import Stopwatch
 from veracity.scores import reliability, support_scores
@@ -19,7 +19,7 @@ def build_report(state: FactCheckState, scores: dict[str, float | None] | None =
         for c in claims if c.id in verdict_map
     ]
     evidence = [item for c in claims for item in state.get("evidence", {}).get(c.id, [])]
-    failures: list[GateFailure | ToolFailure] = [
+    failures: list[GateFailure | ToolFailure | DeadlineFailure] = [
         f for f in (state.get("input_failure"), state.get("extraction_failure")) if f is not None
     ]
     for claim in claims:

@@ -1,0 +1,75 @@
+"""A check's total deadline: what the graph had finished when time ran out, as an honest report.
+
+`PartialRun` follows the top-level stream (full state after each step, and each node's update
+as it lands, so a claim judged in a step that never finished still counts). When the deadline
+passes, `deadline_report` turns what was collected into a `Report`: every claim without a
+verdict is unverifiable with the reason, a `DeadlineFailure` says what was still running, and
+the report does not pass.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from veracity.contracts import DeadlineFailure, Evaluation, EvaluationIssue, Report, Verdict
+from veracity.nodes.finalize import build_report
+from veracity.state import FactCheckState
+
+_PER_CLAIM = ("evidence", "tool_failures", "verdicts", "judge_failures")
+
+
+class PartialRun:
+    """The state a graph run has reached, assembled from its top-level stream."""
+
+    def __init__(self, graph_input: dict[str, Any] | None) -> None:
+        """`graph_input` seeds the state (None when resuming: the first values event brings it)."""
+        self.state: dict[str, Any] = dict(graph_input or {})
+        self._running: dict[str, str] = {}
+
+    def values(self, state: dict[str, Any]) -> None:
+        """The full state after a step."""
+        self.state = dict(state)
+
+    def updates(self, chunk: dict[str, Any]) -> None:
+        """One or more nodes' updates; per-claim results are merged as the graph's reducers would."""
+        for update in chunk.values():
+            for key, value in (update or {}).items() if isinstance(update, dict) else ():
+                if key in _PER_CLAIM and isinstance(value, dict):
+                    merged = {**self.state.get(key, {}), **value}
+                    self.state[key] = {k: v for k, v in merged.items() if v is not None}
+                elif key == "trace" and isinstance(value, list):
+                    self.state["trace"] = [*self.state.get("trace", []), *value]
+                elif key not in _PER_CLAIM:
+                    self.state[key] = value
+
+    def task(self, event: dict[str, Any]) -> None:
+        """A task started or finished (the ``tasks`` stream), so a failure can say what was still running."""
+        if "result" in event or "error" in event:
+            self._running.pop(str(event.get("id")), None)
+        else:
+            self._running[str(event.get("id"))] = str(event.get("name"))
+
+    @property
+    def running(self) -> list[str]:
+        """The nodes started and not finished, by name (a node once, however many claims it runs for)."""
+        return sorted(set(self._running.values()))
+
+
+def deadline_report(run: PartialRun, seconds: float) -> Report:
+    """The report of a check stopped at its deadline of `seconds`."""
+    state: FactCheckState = dict(run.state)  # type: ignore[assignment]
+    reason = f"not judged: the check reached its deadline of {seconds:g} s before this claim's verdict"
+    verdicts = dict(state.get("verdicts", {}))
+    unjudged = [claim.id for claim in state.get("claims", []) if claim.id not in verdicts]
+    for claim_id in unjudged:
+        verdicts[claim_id] = Verdict(claim_id=claim_id, label="unverifiable", reason=reason)
+    still = ", ".join(run.running) or "the graph"
+    message = (f"the check did not finish within {seconds:g} s (check_deadline); still running: {still}; "
+               f"{len(unjudged)} claim(s) left unverifiable")
+    failure = DeadlineFailure(seconds=seconds, unfinished=run.running, claims_not_judged=unjudged, message=message)
+    issue = EvaluationIssue(code="deadline_exceeded", message=message, revisable=False)
+    state = {**state, "verdicts": verdicts, "evaluation": Evaluation(passed=False, issues=[issue]), "message": message}
+    report = build_report(state)
+    failures = [*report.failures, failure]
+    summary = report.summary.model_copy(update={"failures": len(failures)})
+    return report.model_copy(update={"failures": failures, "summary": summary})
