@@ -53,6 +53,7 @@ RATE_LIMIT = httpx.Response(429, json={"detail": {"error": "rate limited"}})
 NOT_JSON = httpx.Response(200, content=b"<html>bad gateway</html>")
 WRONG_SHAPE = httpx.Response(200, json={"query": TEXT, "results": [{"title": "no url or content", "score": "high"}]})
 NO_RESULTS_KEY = httpx.Response(200, json={"answer": None, "images": []})
+QUERY_BUT_NO_RESULTS = httpx.Response(200, json={"query": TEXT, "response_time": 0.1})
 ERROR_BODY = httpx.Response(200, json={"detail": {"error": "internal failure"}})
 BLANK_CONTENT = httpx.Response(200, json={"query": TEXT, "results": [
     {"title": "Empty", "url": "https://notes.example/empty", "content": "   ", "score": 0.5}]})
@@ -60,8 +61,10 @@ BLANK_CONTENT = httpx.Response(200, json={"query": TEXT, "results": [
 
 @pytest.mark.parametrize(("response", "kind"), [
     (TIMEOUT, "timeout"), (RATE_LIMIT, "rate_limit"), (NOT_JSON, "malformed"), (WRONG_SHAPE, "malformed"),
-    (NO_RESULTS_KEY, "malformed"), (ERROR_BODY, "malformed"), (BLANK_CONTENT, "malformed"),
-], ids=["timeout", "rate-limit", "not-json", "wrong-shape", "no-results-key", "error-body", "blank-content"])
+    (NO_RESULTS_KEY, "malformed"), (QUERY_BUT_NO_RESULTS, "malformed"), (ERROR_BODY, "malformed"),
+    (BLANK_CONTENT, "malformed"),
+], ids=["timeout", "rate-limit", "not-json", "wrong-shape", "no-results-key", "query-but-no-results", "error-body",
+        "blank-content"])
 def test_persistent_search_failure_is_retried_then_surfaced(world: FakeWorld, response, kind: str) -> None:
     tavily = FakeTavily(response)
     report = veracity.check(TEXT, model=scripted(world).model(), backend=tavily.backend(),

@@ -197,8 +197,8 @@ async def streamed(body: str, console: Console, settings: dict[str, Any]) -> Rep
 def check_command(
     text: str | None, model: str | None, search: str, source_file: Path | None, kb_path: Path | None,
     max_revisions: int | None, max_results: int | None, tavily_url: str | None, max_chars: int | None,
-    today: datetime.datetime | None, deadline: float | None, as_json: bool, show_trace: bool, checkpoint: Path | None, thread_id: str | None,
-    stream: bool,
+    today: datetime.datetime | None, deadline: float | None, as_json: bool, show_trace: bool,
+    checkpoint: Path | None, thread_id: str | None, stream: bool,
 ) -> None:
     """Fact-check TEXT (use '-' to read standard input).
 

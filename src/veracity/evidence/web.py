@@ -33,9 +33,9 @@ class TavilyResponse(BaseModel):
 def answer_problem(payload: object) -> str | None:
     """Why a Tavily answer is not a search response, or None.
 
-    tavily-python fills in ``results: []`` when the body has none, so an error body such as
-    ``{"detail": {"error": ...}}`` served with HTTP 200 would read as "nothing found". A real
-    answer echoes its ``query``; an answer without one, or with an error field, is malformed.
+    An error body such as ``{"detail": {"error": ...}}`` served with HTTP 200 must not read as
+    "nothing found". A real answer echoes its ``query`` and lists its ``results`` (possibly
+    none); an answer without either, or with an error field, is malformed.
     """
     if not isinstance(payload, dict):
         return f"Tavily returned {type(payload).__name__}, not a JSON object"
@@ -44,6 +44,8 @@ def answer_problem(payload: object) -> str | None:
         return f"Tavily answered with an error body: {error}"
     if "query" not in payload:
         return f"Tavily's answer is not a search response (no 'query'; keys: {', '.join(sorted(payload)) or 'none'})"
+    if not isinstance(payload.get("results"), list):
+        return "Tavily's answer has no 'results' list"
     return None
 
 
@@ -91,7 +93,9 @@ class TavilyBackend:
         from tavily import errors as tavily_errors
 
         try:
-            payload = await self._client.search(
+            # `_search` returns the body as sent; the public `search` fills in a missing
+            # 'results' with [], which would turn a broken answer into "nothing found".
+            payload = await self._client._search(
                 query, max_results=limit, search_depth=self.search_depth, timeout=self.timeout
             )
         except tavily_errors.TimeoutError as exc:
