@@ -1,4 +1,4 @@
-"""`veracity ingest` and `veracity kb stats|list|remove`: output, progress and exit codes."""
+"""`veracity ingest` and `veracity kb stats|list|remove|verify`: output, progress and exit codes."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.unit.kb_fixtures import AUSTRALIA, TOWER, write
+from tests.unit.kb_fixtures import AUSTRALIA, TOWER, corrupt, strip_checksums, write
 from veracity.cli.knowledge_base import ingest_command, kb_group
-from veracity.kb import KB_ENV, KnowledgeBase
+from veracity.kb import KB_ENV, KnowledgeBase, KnowledgeBaseError
 from veracity.kb.manifest import MANIFEST_NAME
 
 
@@ -81,6 +81,45 @@ def test_stats_and_list(runner: CliRunner, demo_kb: KnowledgeBase) -> None:
     assert {"path", "title", "chunks", "ingested_at"} <= set(documents[0])
 
 
+@pytest.mark.parametrize("damage", ["bm25 of an old manifest", "inside dense.faiss"])
+def test_stats_exits_2_on_a_knowledge_base_that_a_check_rejects(runner: CliRunner, demo_kb: KnowledgeBase,
+                                                                damage: str) -> None:
+    folder = demo_kb.path / demo_kb.manifest().generation
+    if damage == "inside dense.faiss":
+        corrupt(folder / "dense.faiss")
+    else:  # no checksums to compare, and the files that used to be checked look right
+        strip_checksums(demo_kb.path)
+        (folder / "bm25" / "params.index.json").write_text("{")
+    with pytest.raises(KnowledgeBaseError):
+        KnowledgeBase(demo_kb.path).search("Canberra")
+    result = runner.invoke(kb_group, ["stats", "--kb", str(demo_kb.path)])
+    assert result.exit_code == 2 and "unusable" in result.stderr and "veracity ingest --replace" in result.stderr
+
+
+def test_verify_reports_every_damaged_file_and_exits_2(runner: CliRunner, demo_kb: KnowledgeBase) -> None:
+    result = runner.invoke(kb_group, ["verify", str(demo_kb.path)])
+    assert result.exit_code == 0 and "OK, 9 files" in result.stdout and "match their checksums" in result.stdout
+    generation = demo_kb.manifest().generation
+    checksums = demo_kb.manifest().checksums
+    corrupt(demo_kb.path / generation / "sentences.npy", keep_time=True)
+    (demo_kb.path / generation / "bm25_ids.npy").unlink()
+    result = runner.invoke(kb_group, ["verify", "--kb", str(demo_kb.path)])
+    assert result.exit_code == 2
+    lines = result.stdout.splitlines()
+    size = checksums["bm25_ids.npy"].size
+    assert lines[0] == f"damaged: {generation}/bm25_ids.npy: expected {size:,} bytes, found no such file"
+    expected = checksums["sentences.npy"].sha256
+    assert lines[1].startswith(f"damaged: {generation}/sentences.npy: expected sha256 {expected}, found sha256 ")
+    assert "2 of 9 files are damaged" in result.stderr and "veracity ingest --replace" in result.stderr
+
+
+def test_verify_without_checksums_exits_1_with_a_note(runner: CliRunner, demo_kb: KnowledgeBase) -> None:
+    strip_checksums(demo_kb.path)
+    result = runner.invoke(kb_group, ["verify", "--kb", str(demo_kb.path)])
+    assert result.exit_code == 1 and "no checksums recorded; re-ingest to add them" in result.stdout
+    assert runner.invoke(kb_group, ["verify", "a", "--kb", "b"]).exit_code == 2  # the folder given twice
+
+
 def test_kb_env_sets_the_location(runner: CliRunner, demo_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(KB_ENV, str(demo_kb.path))
     assert "demo:australia.md" in runner.invoke(kb_group, ["list"]).stdout
@@ -95,7 +134,7 @@ def test_remove(runner: CliRunner, demo_kb: KnowledgeBase, docs: Path) -> None:
 
 
 def test_management_commands_without_a_knowledge_base_exit_2(runner: CliRunner, tmp_path: Path) -> None:
-    for args in (["stats"], ["list"], ["remove", "x.md"]):
+    for args in (["stats"], ["list"], ["remove", "x.md"], ["verify"]):
         result = runner.invoke(kb_group, [*args, "--kb", str(tmp_path / "none")])
         assert result.exit_code == 2 and "no knowledge base at" in result.stderr
 
@@ -104,6 +143,8 @@ def test_help_documents_exit_codes_and_examples(runner: CliRunner) -> None:
     text = runner.invoke(ingest_command, ["--help"]).stdout
     assert "Exit codes:" in text and "veracity ingest --replace" in text and ".pdf" in text
     assert "Exit codes:" in runner.invoke(kb_group, ["remove", "--help"]).stdout
+    text = runner.invoke(kb_group, ["verify", "--help"]).stdout
+    assert "Exit codes:" in text and "veracity kb verify ./kb" in text and "no checksums recorded" in text
 
 
 def test_first_ingest_into_the_default_location_keeps_the_demo_notes(tmp_path, monkeypatch) -> None:

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
+import veracity.kb.chunking
 from tests.unit.kb_fixtures import minimal_pdf, write
+from veracity.kb.chunking import ChunkSettings, chunk_stream
 from veracity.kb.loaders import REPLACEMENT_NOTE, SkipDocument, load, strip_tags
 from veracity.kb.sources import Source, demo_sources, discover
 
@@ -106,6 +108,47 @@ def test_large_files_are_streamed_in_blocks(tmp_path: Path) -> None:
     assert "".join(pieces) == content.decode("utf-8", errors="replace")
     assert any(note.startswith("streamed") for note in document.notes)
     assert REPLACEMENT_NOTE in document.notes
+
+
+# Prose with what a stream could cut differently at a block boundary: sentences longer than 8 x
+# chunk_tokens characters, a word longer than a chunk, list items and blank lines that are only
+# recognised once the next line has arrived, CRLF line ends and multi-byte characters.
+AWKWARD = (
+    "Dr. Smith measured the bridge in 1889. It is 3.5 km long, e.g. longer than the café’s! Is it “the longest”? Yes.\n"
+    * 3
+    + "Facts:\n- the river floods\n- the naïve plan\n12. twelfth item\n13) thirteenth\n\n"
+    + " ".join(f"word{i}" for i in range(400)) + ".\n\n"
+    + "Windows line one.\r\nWindows line two\r\n\r\nNext paragraph.\r\n"
+    + "x" * 1500 + " tail.\n\n"
+) * 4
+SMALL_CHUNKS = ChunkSettings(chunk_tokens=40, overlap_tokens=5)
+
+
+@pytest.mark.parametrize("block_size", [3, 17, 256, 4099])
+def test_streamed_and_whole_file_chunks_are_the_same(tmp_path: Path, block_size: int) -> None:
+    source = Source.from_path(write(tmp_path / "awkward.txt", AWKWARD))
+    whole = list(chunk_stream(load(source).pieces, SMALL_CHUNKS))
+    streamed = load(source, stream_threshold=100, block_size=block_size)
+    assert any(note.startswith("streamed") for note in streamed.notes)
+    assert list(chunk_stream(streamed.pieces, SMALL_CHUNKS)) == whole
+
+
+def test_streaming_splits_each_character_about_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Held-back text is re-split with every block; it must stay bounded, or streaming turns quadratic."""
+    split = []
+
+    def counting_split(text: str):
+        split.append(len(text))
+        return real_split(text)
+
+    real_split = veracity.kb.chunking.split_sentences
+    monkeypatch.setattr(veracity.kb.chunking, "split_sentences", counting_split)
+    unpunctuated_line = "Intro.\n" + " ".join(f"word{i}" for i in range(40_000))
+    for text in (AWKWARD * 4, unpunctuated_line, "a" * 200_000):
+        split.clear()
+        source = Source.from_path(write(tmp_path / "doc.txt", text))
+        chunks = list(chunk_stream(load(source, stream_threshold=100, block_size=1024).pieces, SMALL_CHUNKS))
+        assert chunks and sum(split) < 1.5 * len(text)
 
 
 def test_large_html_is_streamed_with_tags_stripped(tmp_path: Path) -> None:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+import veracity
 import veracity.kb.sources
-from tests.unit.kb_fixtures import AUSTRALIA, TOWER, minimal_pdf, write
+from tests.unit.kb_fixtures import AUSTRALIA, TOWER, corrupt, minimal_pdf, strip_checksums, write
 from veracity.errors import ConfigurationError
 from veracity.kb import (
     KB_ENV,
@@ -239,6 +241,7 @@ def _break(path: Path, content: bytes = b"garbage") -> None:
         (lambda kb, gen: _edit_manifest(kb, format_version=99), "format version 99"),
         (lambda kb, gen: _edit_manifest(kb, model_id="other-model"), "embedding model 'other-model'"),
         (lambda kb, gen: _edit_manifest(kb, chunks="many"), "incomplete or invalid"),
+        (lambda kb, gen: _edit_manifest(kb, checksums={"../x": {}}), "incomplete or invalid"),
         (lambda kb, gen: _edit_manifest(kb, generation="gen-gone"), "gen-gone"),
         (lambda kb, gen: _break(gen / "dense.faiss"), "dense.faiss"),
         (lambda kb, gen: _break(gen / "meta.sqlite"), "meta.sqlite"),
@@ -252,6 +255,73 @@ def test_a_damaged_index_raises_with_the_fix(demo_kb: KnowledgeBase, damage, mes
         with pytest.raises(KnowledgeBaseError, match=message) as caught:
             attempt()
         assert "veracity ingest --replace" in str(caught.value) and isinstance(caught.value, ConfigurationError)
+
+
+@pytest.mark.parametrize("name", ["dense.faiss", "sentences.npy"])
+def test_damage_inside_an_index_file_is_found_on_open(demo_kb: KnowledgeBase, name: str) -> None:
+    corrupt(demo_kb.path / generation(demo_kb) / name)  # same size, still a valid FAISS index / .npy file
+    fresh = KnowledgeBase(demo_kb.path)
+    for attempt in (fresh.verify, fresh.stats, lambda: fresh.search("Canberra"), lambda: fresh.ingest([])):
+        with pytest.raises(KnowledgeBaseError, match=rf"{name} is damaged: expected sha256 .*veracity kb verify"):
+            attempt()
+
+
+def test_a_check_on_a_corrupt_knowledge_base_fails_with_a_typed_error(demo_kb: KnowledgeBase) -> None:
+    corrupt(demo_kb.path / generation(demo_kb) / "dense.faiss")
+    with pytest.raises(KnowledgeBaseError, match="dense.faiss is damaged") as caught:
+        veracity.check("The Sydney Opera House opened in 1973.", model="offline", search="kb",
+                       kb_path=str(demo_kb.path))
+    assert isinstance(caught.value, ConfigurationError)
+
+
+def test_damage_that_keeps_size_and_time_is_found_in_full_and_never_carried_forward(demo_kb: KnowledgeBase,
+                                                                                    corpus: Path) -> None:
+    before = generation(demo_kb)
+    corrupt(demo_kb.path / before / "sentences.npy", keep_time=True)
+    assert demo_kb.verify()  # the cheap check on open compares sizes and times only
+    report = demo_kb.check_integrity()
+    [damage] = report.damage
+    assert report.recorded and report.files == len(demo_kb.manifest().checksums)
+    assert damage.path == f"{before}/sentences.npy"
+    assert damage.expected.startswith("sha256 ") and damage.found.startswith("sha256 ")
+    assert damage.expected != damage.found
+    with pytest.raises(KnowledgeBaseError, match="sentences.npy is damaged.*veracity kb verify.*--replace"):
+        demo_kb.ingest([corpus / "tower.txt"])
+    with pytest.raises(KnowledgeBaseError, match="sentences.npy is damaged"):
+        demo_kb.remove(["demo:"])
+    assert generation(demo_kb) == before
+    demo_kb.ingest([corpus / "tower.txt"], replace=True)  # the repair
+    assert demo_kb.check_integrity().damage == []
+
+
+def test_every_file_of_a_generation_is_checksummed(kb: KnowledgeBase, corpus: Path) -> None:
+    kb.ingest([corpus])
+    manifest = kb.manifest()
+    folder = kb.path / manifest.generation
+    files = {p.relative_to(folder).as_posix(): p for p in folder.rglob("*") if p.is_file()}
+    assert set(manifest.checksums) == set(files) and {"dense.faiss", "sentences.npy", "meta.sqlite"} <= set(files)
+    for name, record in manifest.checksums.items():
+        assert record.size == files[name].stat().st_size and record.mtime_ns == files[name].stat().st_mtime_ns
+    report = kb.check_integrity()
+    assert report.damage == [] and report.size_bytes == sum(p.stat().st_size for p in files.values())
+
+
+def test_a_copy_with_new_file_times_still_opens(demo_kb: KnowledgeBase, tmp_path: Path) -> None:
+    copy = tmp_path / "copied"
+    shutil.copytree(demo_kb.path, copy, copy_function=shutil.copy)  # file times are not kept
+    assert KnowledgeBase(copy).search("capital of Australia", limit=1)[0].url == "demo:australia.md"
+    assert KnowledgeBase(copy).stats().documents >= 12
+
+
+def test_a_manifest_without_checksums_opens_and_the_next_ingest_adds_them(demo_kb: KnowledgeBase,
+                                                                         corpus: Path) -> None:
+    strip_checksums(demo_kb.path)
+    assert demo_kb.manifest().checksums is None
+    assert demo_kb.search("capital of Australia", limit=1)[0].url == "demo:australia.md"
+    report = demo_kb.check_integrity()
+    assert not report.recorded and report.damage == []
+    demo_kb.ingest([corpus / "tower.txt"])
+    assert demo_kb.manifest().checksums and demo_kb.check_integrity().recorded
 
 
 def _edit_manifest(kb: Path, **changes) -> None:

@@ -13,7 +13,7 @@ from veracity.kb.ingest import FileResult, IngestProgress, IngestReport
 from veracity.kb.metadata import DocumentInfo
 from veracity.kb.paths import KB_ENV, default_kb_path
 from veracity.kb.seeding import ensure_demo, open_default_kb
-from veracity.kb.store import KnowledgeBase, KnowledgeBaseStats
+from veracity.kb.store import IntegrityReport, KnowledgeBase, KnowledgeBaseStats
 
 __all__ = [
     "KB_ENV",
@@ -22,6 +22,7 @@ __all__ = [
     "FileResult",
     "IngestProgress",
     "IngestReport",
+    "IntegrityReport",
     "KnowledgeBase",
     "KnowledgeBaseError",
     "KnowledgeBaseStats",

@@ -18,15 +18,20 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from veracity.offline.sentences import split_sentences
+from veracity.offline.sentences import settled_end, split_sentences
 
 DEFAULT_CHUNK_TOKENS = 600
 DEFAULT_OVERLAP_TOKENS = 72
 """About 12% of a default chunk."""
 OVERLAP_SHARE = 0.12
 
+SEGMENT_CHARS_PER_TOKEN = 8
+"""A sentence longer than `chunk_tokens` x 8 characters is first cut into segments of at most that
+many characters, at whitespace. This bounds what a stream holds back, and as the cut depends
+only on the text before it, a streamed document is cut exactly like a whole one."""
+
 _WORD = re.compile(r"\S+")
-_LAST_SPACE = re.compile(r"\s+(?=\S*\Z)")
+_LAST_WHITESPACE = re.compile(r"\s(?=\S*\Z)")
 
 
 def count_tokens(text: str) -> int:
@@ -108,6 +113,28 @@ def _pieces_of_long_sentence(text: str, base: int, start: int, end: int, limit: 
         yield _Unit(base + piece_start, base + piece_end, max(1, math.ceil(piece_tokens)))
 
 
+def _segments(text: str, start: int, end: int, limit: int) -> list[tuple[int, int]]:
+    """text[start:end] cut into segments of at most `limit` characters.
+
+    Each cut is at the last whitespace within the limit, or after exactly `limit` characters where there is none.
+    """
+    segments = []
+    while end - start > limit:
+        space = _LAST_WHITESPACE.search(text, start + 1, start + limit + 1)
+        if space is None:
+            cut = resume = start + limit
+        else:
+            cut, resume = space.start(), space.end()
+            while text[cut - 1].isspace():
+                cut -= 1
+            while text[resume].isspace():
+                resume += 1
+        segments.append((start, cut))
+        start = resume
+    segments.append((start, end))
+    return segments
+
+
 class _ChunkBuilder:
     """Packs units into chunks and starts each chunk with the overlap of the previous one."""
 
@@ -162,35 +189,32 @@ def chunk_stream(pieces: Iterable[str], settings: ChunkSettings | None = None) -
     """
     settings = settings or ChunkSettings()
     builder = _ChunkBuilder(settings)
-    max_pending = settings.chunk_tokens * 8  # characters of an unfinished sentence held before forcing a cut
+    max_segment = settings.chunk_tokens * SEGMENT_CHARS_PER_TOKEN
     window, window_start, scan = "", 0, 0  # window = document text from window_start; scan = first unsplit offset
+
+    def sentence_units(start: int, end: int) -> Iterator[_Unit]:
+        for first, last in _segments(window, start, end, max_segment):
+            tokens = count_tokens(window[first:last])
+            if tokens > settings.chunk_tokens:
+                yield from _pieces_of_long_sentence(window, window_start, first, last, settings.chunk_tokens)
+            else:
+                yield _Unit(window_start + first, window_start + last, tokens)
 
     def units(final: bool) -> Iterator[_Unit]:
         nonlocal scan
         local = scan - window_start
-        sentences = split_sentences(window[local:])
-        spans = [(local + s.start, local + s.end) for s in sentences]
-        if not final and spans:
-            # The last sentence may continue in the next piece: keep it back unless it grew too long.
-            held_start, _ = spans.pop()
-            if len(window) - held_start > max_pending:
-                space = _LAST_SPACE.search(window, held_start)
-                if space and space.start() > held_start:
-                    spans.append((held_start, space.start()))
-                    held_start = space.end()
-                else:  # no space at all: cut where the text ends for now
-                    spans.append((held_start, len(window)))
-                    held_start = len(window)
-            scan = window_start + held_start
+        spans = [(local + s.start, local + s.end) for s in split_sentences(window[local:])]
+        held = spans.pop() if spans and not final else None  # the last sentence may continue in the next piece
+        for start, end in spans:
+            yield from sentence_units(start, end)
+        if held is not None:
+            # Emit the segments of the held sentence that more text cannot change; keep back the rest.
+            *complete, (rest, _) = _segments(window, held[0], settled_end(window, *held), max_segment)
+            for start, end in complete:
+                yield from sentence_units(start, end)
+            scan = window_start + rest
         elif spans:
             scan = window_start + spans[-1][1]
-        for start, end in spans:
-            text = window[start:end]
-            tokens = count_tokens(text)
-            if tokens > settings.chunk_tokens:
-                yield from _pieces_of_long_sentence(window, window_start, start, end, settings.chunk_tokens)
-            else:
-                yield _Unit(window_start + start, window_start + end, tokens)
 
     def feed(final: bool) -> Iterator[Chunk]:
         nonlocal window, window_start

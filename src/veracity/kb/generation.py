@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     import faiss
 
 from veracity.kb import metadata
+from veracity.kb.checksums import Damage, full_check, quick_check
 from veracity.kb.manifest import GenerationFiles, Manifest
 from veracity.kb.paths import unusable
 from veracity.kb.vectors import STORED_DTYPE, read_sentences
@@ -21,8 +22,20 @@ _NPY_MAGIC = b"\x93NUMPY"
 _FAISS_ID_MAP2_MAGIC = b"IxM2"
 
 
+def _refuse(kb: Path, damage: list[Damage]) -> None:
+    if damage:
+        first, more = damage[0], f" (and {len(damage) - 1} more file(s))" if len(damage) > 1 else ""
+        raise unusable(kb, f"{first.path} is damaged: expected {first.expected}, found {first.found}{more}; "
+                           f"`veracity kb verify --kb {kb}` lists every damaged file")
+
+
 def verify(kb: Path, manifest: Manifest) -> None:
-    """Cheap checks that the current generation's files are there and look right (no index is loaded)."""
+    """Cheap checks that the current generation's files are there, unchanged and look right (no index is loaded).
+
+    See `checksums.py` for what is hashed here (only files written to since they were recorded).
+    """
+    if manifest.checksums is not None:
+        _refuse(kb, quick_check(kb, manifest.generation, manifest.checksums))
     files = manifest.files(kb)
     expected = [(files.meta, _SQLITE_MAGIC), (files.dense, _FAISS_ID_MAP2_MAGIC), (files.sentences, _NPY_MAGIC)]
     if manifest.chunks:
@@ -35,6 +48,15 @@ def verify(kb: Path, manifest: Manifest) -> None:
             raise unusable(kb, f"{path.relative_to(kb)} cannot be read ({exc.strerror or exc})") from exc
         if not head or not head.startswith(magic):
             raise unusable(kb, f"{path.relative_to(kb)} is damaged")
+
+
+def verify_contents(kb: Path, manifest: Manifest) -> None:
+    """Hash every file of the current generation again and refuse it if any differs from its checksum.
+
+    A generation recorded before checksums existed has nothing to compare with and passes.
+    """
+    if manifest.checksums is not None:
+        _refuse(kb, full_check(kb, manifest.generation, manifest.checksums))
 
 
 def open_metadata(kb: Path, files: GenerationFiles, *, readonly: bool) -> sqlite3.Connection:

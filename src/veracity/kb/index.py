@@ -16,6 +16,7 @@ from veracity.kb.generation import (
     load_dense,
     load_sentences,
     open_metadata,
+    verify,
 )
 from veracity.kb.lexical import LexicalIndex
 from veracity.kb.manifest import Manifest
@@ -37,6 +38,7 @@ class IndexReader:
         self.kb = kb
         self.manifest = manifest
         files = manifest.files(kb)
+        verify(kb, manifest)
         self._db = open_metadata(kb, files, readonly=True)
         self._db_lock = threading.Lock()
         try:

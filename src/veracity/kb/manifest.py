@@ -1,6 +1,7 @@
 """The on-disk layout of a knowledge base folder, and `manifest.json`, which says what is current.
 
-    <kb>/manifest.json      format version, model, chunk settings, counts, current generation
+    <kb>/manifest.json      format version, model, chunk settings, counts, current generation, and
+                            the size, mtime and SHA-256 of each file of it (see `checksums.py`)
     <kb>/ingest.lock        held while an ingest or a removal writes (see `lock.py`)
     <kb>/gen-<id>/          one complete, immutable index:
         meta.sqlite         documents and chunks (text, offsets, sentence spans)
@@ -22,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from veracity.kb.checksums import FileRecord, parse_records
 from veracity.kb.chunking import ChunkSettings
 from veracity.kb.paths import unusable
 
@@ -92,6 +94,8 @@ class Manifest:
     sentences: int
     created_at: str
     updated_at: str
+    checksums: dict[str, FileRecord] | None = None
+    """Each file of the generation by its path inside it; None in manifests written before checksums existed."""
 
     @property
     def settings(self) -> ChunkSettings:
@@ -148,7 +152,10 @@ def read_manifest(kb: Path, *, model_id: str, dimensions: int) -> Manifest | Non
             kb, f"it was built with the embedding model {data.get('model_id')!r}; this veracity uses {model_id!r}"
         )
     try:
-        values: dict[str, Any] = {f.name: _typed(f.name, data[f.name], str(f.type)) for f in fields(Manifest)}
+        values: dict[str, Any] = {f.name: _typed(f.name, data[f.name], str(f.type))
+                                  for f in fields(Manifest) if f.name != "checksums"}
+        if data.get("checksums") is not None:
+            values["checksums"] = parse_records(data["checksums"])
         manifest = Manifest(**values)
         manifest.settings  # noqa: B018 - validates the chunk settings
     except (KeyError, TypeError, ValueError) as exc:

@@ -15,6 +15,7 @@ import numpy as np
 from veracity.contracts import SearchHit
 from veracity.errors import KnowledgeBaseError
 from veracity.kb import metadata
+from veracity.kb.checksums import Damage, full_check
 from veracity.kb.chunking import ChunkSettings
 from veracity.kb.generation import open_metadata, verify
 from veracity.kb.ingest import (
@@ -59,6 +60,19 @@ class KnowledgeBaseStats:
     token_count: str
     created_at: str
     updated_at: str
+
+
+@dataclass(frozen=True)
+class IntegrityReport:
+    """What `veracity kb verify` found: the files hashed and those that are damaged."""
+
+    location: Path
+    generation: str
+    files: int
+    size_bytes: int
+    damage: list[Damage]
+    recorded: bool
+    """False for a manifest written before checksums existed: the index opens, but nothing could be compared."""
 
 
 def _manifest_identity(path: Path) -> tuple[int, int, int] | None:
@@ -150,6 +164,24 @@ class KnowledgeBase:
         manifest = self.manifest()
         verify(self.path, manifest)
         return manifest
+
+    def check_integrity(self) -> IntegrityReport:
+        """Hash every file of the current generation again and compare it with its checksum (`veracity kb verify`).
+
+        Without recorded checksums the index is opened as a search would open it instead.
+        Raises `KnowledgeBaseError` when there is no usable manifest, or, without checksums,
+        when the index cannot be opened.
+        """
+        manifest = self.manifest()
+        if manifest.checksums is None:
+            self.load()
+            return IntegrityReport(self.path.resolve(), manifest.generation, 0, 0, [], recorded=False)
+        damage = full_check(self.path, manifest.generation, manifest.checksums)
+        if damage and self.manifest().generation != manifest.generation:
+            return self.check_integrity()  # an ingest replaced the generation while it was read
+        size = sum(record.size for record in manifest.checksums.values())
+        return IntegrityReport(self.path.resolve(), manifest.generation, len(manifest.checksums), size, damage,
+                               recorded=True)
 
     def load(self) -> IndexReader:
         """The loaded index for the current generation (loaded once, reloaded after a change)."""
@@ -311,8 +343,12 @@ class KnowledgeBase:
             connection.close()
 
     def stats(self) -> KnowledgeBaseStats:
-        """Counts, size on disk, location, model and chunk settings."""
-        manifest = self.verify()
+        """Counts, size on disk, location, model and chunk settings.
+
+        The index is opened as a search opens it, so a knowledge base that a check would reject
+        raises `KnowledgeBaseError` here too.
+        """
+        manifest = self.load().manifest
         size = _size_on_disk(self.path)
         return KnowledgeBaseStats(
             location=self.path.resolve(), model_id=manifest.model_id, dimensions=manifest.dimensions,

@@ -16,12 +16,14 @@ from pathlib import Path
 import numpy as np
 
 from veracity.kb import metadata
+from veracity.kb.checksums import record_files
 from veracity.kb.chunking import Chunk, ChunkSettings
 from veracity.kb.generation import (
     check_counts,
     load_dense,
     load_sentences,
     open_metadata,
+    verify_contents,
 )
 from veracity.kb.lexical import build_lexical
 from veracity.kb.manifest import (
@@ -72,6 +74,7 @@ class GenerationBuilder:
                 self._old_sentences = np.zeros((0, dimensions), dtype=np.float16)
                 self._dense: faiss.Index = faiss.IndexIDMap2(faiss.IndexFlatIP(dimensions))
             else:
+                verify_contents(kb, previous)  # never carry damage forward into the next generation
                 self._old_sentences = load_sentences(kb, previous)
                 self._dense = load_dense(kb, previous)
                 try:
@@ -210,12 +213,14 @@ class GenerationBuilder:
         self._db.close()
         faiss.write_index(self._dense, str(self.files.dense))
         _sync_files(self.files.folder)
+        records = record_files(self.files.folder)
         now = utc_now()
         manifest = Manifest(
             format_version=FORMAT_VERSION, model_id=self.model_id, dimensions=self.dimensions,
             chunk_tokens=self.settings.chunk_tokens, overlap_tokens=self.settings.overlap_tokens,
             token_count=TOKEN_COUNT, generation=self.files.folder.name, documents=documents, chunks=chunks,
             sentences=sentences, created_at=self.previous.created_at if self.previous else now, updated_at=now,
+            checksums=records,
         )
         write_manifest(self.kb, manifest)
         self._committed = True

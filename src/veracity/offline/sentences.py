@@ -17,6 +17,8 @@ _ABBREVIATIONS = {
 # A candidate boundary: terminal punctuation, optional closing quotes/brackets, then space.
 _BOUNDARY = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s+|$)")
 _NEXT_STARTS_SENTENCE = re.compile(r"\s+[\"'“‘(\[]*[A-Z0-9À-ÖØ-Þ]")
+# The start of a last line that may still become a blank line or a list item (see the block pattern below).
+_OPEN_LAST_LINE = re.compile(r"\n[ \t]*(?:[-*•]|\d+[.)]?)?\Z")
 
 
 @dataclass(frozen=True)
@@ -62,3 +64,18 @@ def _append(sentences: list[Sentence], text: str, start: int, end: int) -> None:
         end -= 1
     if end > start:
         sentences.append(Sentence(text[start:end], start, end))
+
+
+def settled_end(text: str, start: int, end: int) -> int:
+    """How far the last sentence of `text`, at [start, end), reaches for certain whatever text is appended.
+
+    Appended text can only lengthen it, except when `text` ends in a line that may still turn out
+    to be blank or a list item ("\\n", "\\n  -", "\\n12."): that would end the sentence at the line
+    break before it.
+    """
+    line = text.rfind("\n", start, end)
+    if line < 0 or not _OPEN_LAST_LINE.match(text, line):
+        return end
+    while line > start and text[line - 1].isspace():
+        line -= 1
+    return line

@@ -5,6 +5,8 @@ Test modules import the fixtures they use by name (`from tests.unit.kb_fixtures 
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 from pathlib import Path
 
@@ -50,6 +52,25 @@ def write(path: Path, content: str | bytes) -> Path:
     else:
         path.write_text(content, encoding="utf-8")
     return path
+
+
+def corrupt(path: Path, *, keep_time: bool = False) -> None:
+    """Flip 16 bytes in the middle of a file: same size, and with `keep_time` the same modification time."""
+    status = path.stat()
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 2
+    data[middle:middle + 16] = bytes(byte ^ 0xFF for byte in data[middle:middle + 16])
+    path.write_bytes(bytes(data))
+    if keep_time:
+        os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns))
+
+
+def strip_checksums(kb: Path) -> None:
+    """Make the manifest look like one written before checksums were recorded."""
+    manifest = kb / "manifest.json"
+    data = json.loads(manifest.read_text())
+    data.pop("checksums", None)
+    manifest.write_text(json.dumps(data))
 
 
 def _pdf_string(text: str) -> bytes:
