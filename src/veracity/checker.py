@@ -159,9 +159,8 @@ async def stream_report(
     except TimeoutError:
         if not deadline.expired():
             raise
-        return deadline_report(run, context.check_deadline)
-    finally:
         await stream.aclose()  # type: ignore[attr-defined]  # astream returns an async generator
+        return deadline_report(run, context.check_deadline)
     if report is None:  # the graph always ends in finalize_report; guard against wiring mistakes
         raise RuntimeError("the fact-check graph ended without a report")
     return report
