@@ -69,6 +69,23 @@ class Context:
     model_timeout: float = field(
         default=120.0, metadata={"description": "Seconds before one chat-model call times out (a failed attempt)."}
     )
+    verify_pages: bool = field(
+        default=True, metadata={"description": "Fetch the cited page of every supported/refuted web verdict and "
+                                               "look for its quote there."}
+    )
+    page_timeout: float = field(default=10.0, metadata={"description": "Seconds one page fetch may take."})
+    page_max_bytes: int = field(
+        default=5_000_000, metadata={"description": "Bytes of a page read at most; a longer page is cut there."}
+    )
+    page_allowed_networks: str | None = field(
+        default=None, metadata={"description": "Comma-separated networks a page fetch may reach besides public "
+                                               "addresses (e.g. '10.0.0.0/8'); loopback, private and link-local "
+                                               "addresses are refused otherwise."}
+    )
+    allow_snippet_citations: bool = field(
+        default=False, metadata={"description": "Let a verdict whose quote was not found on its page pass (it is "
+                                                "still marked 'citation not verified on the page')."}
+    )
     check_deadline: float = field(
         default=600.0, metadata={"description": "Seconds a whole check may take; past it, claims not judged yet "
                                                 "are unverifiable and the report carries a DeadlineFailure."}

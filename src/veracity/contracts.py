@@ -152,6 +152,31 @@ class Computation(BaseModel):
     today: datetime.date | None = Field(default=None, description="Today's date as used (from the system clock).")
 
 
+PageOutcome = Literal["verified_live", "verified_fragment", "partial", "not_found", "fetch_failed"]
+"""What checking a verdict's quote on its cited page came to."""
+PAGE_VERIFIED: frozenset[str] = frozenset({"verified_live", "verified_fragment"})
+"""Page outcomes that confirm the quote."""
+
+
+class PageCheck(BaseModel):
+    """The cited web page, fetched after the judge: is the verdict's quote on it?"""
+
+    outcome: PageOutcome
+    url: str = Field(description="The cited URL.")
+    final_url: str | None = Field(default=None, description="Where redirects ended, when the page was fetched.")
+    quote_share: float = Field(default=0.0, description="Share of the quote's words found in order on the page.")
+    sha256: str | None = Field(default=None, description="SHA-256 of the page bytes read.")
+    excerpt: str | None = Field(default=None, description="The page text around the quote, as fetched.")
+    truncated: bool = Field(default=False, description="The page was over the size cap; only its start was read.")
+    checked_at: str = Field(description="When the page was fetched (UTC, ISO 8601).")
+    reason: str = Field(description="What the check found, for people.")
+
+    @property
+    def verified(self) -> bool:
+        """Whether the page confirms the quote."""
+        return self.outcome in PAGE_VERIFIED
+
+
 class Verdict(BaseModel):
     """The judgement on one claim, with its mechanically checked citation."""
 
@@ -176,6 +201,16 @@ class Verdict(BaseModel):
     computation: Computation | None = Field(
         default=None, description="Set when the verdict was computed (dates, measures, arithmetic), not read."
     )
+    page: PageCheck | None = Field(
+        default=None, description="Web verdicts: the cited page fetched and the quote looked for on it."
+    )
+
+    @property
+    def shown_label(self) -> str:
+        """The label as people should read it: a decisive web verdict whose page check failed says so."""
+        if self.page is not None and not self.page.verified and self.label != "unverifiable":
+            return f"{self.label} (citation not verified on the page)"
+        return self.label
 
 
 class GateFailure(BaseModel):
@@ -230,6 +265,7 @@ class EvaluationIssue(BaseModel):
         "input_rejected",
         "unsupported_by_source",
         "deadline_exceeded",
+        "citation_not_on_page",
     ]
     claim_id: str | None = None
     message: str

@@ -43,7 +43,9 @@ from veracity.nodes.names import (
     JUDGE_CLAIM,
     REVISE,
     VERDICT_GATE,
+    VERIFY_PAGE,
 )
+from veracity.nodes.page import verify_page
 from veracity.runtime.resources import Resources
 from veracity.state import (
     ClaimInput,
@@ -72,9 +74,11 @@ def build_claim_graph(resources: Resources) -> ClaimGraph:
     builder.add_node(CALCULATE_CLAIM, calculate_claim, metadata=RULES)
     builder.add_node(JUDGE_CLAIM, partial(judge_claim, resources=resources), metadata=LLM)
     builder.add_node(VERDICT_GATE, verdict_gate, metadata=GATE)
+    builder.add_node(VERIFY_PAGE, verify_page, metadata=TOOL)
     builder.add_conditional_edges(START, route_claim_start)
     builder.add_conditional_edges(GATHER_EVIDENCE, route_after_evidence)
     builder.add_edge(JUDGE_CLAIM, VERDICT_GATE)
+    builder.add_edge(VERIFY_PAGE, END)
     return builder.compile(name=CHECK_CLAIM)
 
 

@@ -12,6 +12,7 @@ import json
 import re
 import socket
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -307,3 +308,84 @@ def real_clients(monkeypatch: pytest.MonkeyPatch, fake_openai: FakeOpenAI, fake_
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("NO_PROXY", ",".join(LOOPBACK))
+
+
+@dataclass
+class Page:
+    """One page a `PageServer` serves: status, content type, body, extra headers, delay before answering."""
+
+    body: str = ""
+    status: int = 200
+    content_type: str = "text/html; charset=utf-8"
+    headers: dict[str, str] | None = None
+    delay: float = 0.0
+
+
+class PageServer:
+    """A threaded web server on 127.0.0.1 serving `pages` by path (GET), for page verification."""
+
+    def __init__(self) -> None:
+        self.pages: dict[str, Page] = {}
+        self.hits: Counter[str] = Counter()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (http.server naming)
+                server.hits[self.path] += 1
+                page = server.pages.get(self.path, Page("not here", status=404, content_type="text/plain"))
+                if page.delay:
+                    time.sleep(page.delay)
+                data = page.body.encode()
+                try:
+                    self.send_response(page.status)
+                    self.send_header("Content-Type", page.content_type)
+                    self.send_header("Content-Length", str(len(data)))
+                    for name, value in (page.headers or {}).items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up first (a timeout test)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                """Keep test output quiet."""
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        """The server's root URL."""
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def serve_results(self, results: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+        """Serve each search result's content as an article page; the results, pointing at those pages."""
+        served: dict[str, list[dict[str, Any]]] = {}
+        for query, items in results.items():
+            served[query] = []
+            for item in items:
+                path = "/" + item["url"].split("://", 1)[-1].split("/", 1)[-1]
+                self.pages[path] = Page(f"<html><head><title>{item['title']}</title></head><body><nav>Home</nav>"
+                                        f"<article><h1>{item['title']}</h1><p>{item['content']}</p></article>"
+                                        f"<footer>Contact</footer></body></html>")
+                served[query].append({**item, "url": self.base_url + path})
+        return served
+
+    def __enter__(self) -> PageServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+
+@pytest.fixture
+def fake_pages(loopback_sockets: None) -> Iterator[PageServer]:
+    """A running loopback web server for cited pages."""
+    with PageServer() as pages:
+        yield pages

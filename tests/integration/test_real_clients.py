@@ -18,6 +18,7 @@ from tests.integration.conftest import (
     FakeOpenAI,
     FakeTavily,
     Judge,
+    PageServer,
 )
 from veracity.contracts import ToolFailure
 
@@ -74,17 +75,26 @@ def citing(quotes: dict[str, str], *, first_tries: dict[str, str] | None = None)
     return judge
 
 
+def page_path(url: str) -> str:
+    """The path of a result's URL: the fake web server serves it under its own host."""
+    return "/" + url.split("://", 1)[-1].split("/", 1)[-1]
+
+
 @pytest.fixture
-def scripted(real_clients: None, fake_openai: FakeOpenAI, fake_tavily: FakeTavily) -> None:
-    """The happy script: the two Sydney claims, their search results, and a judge that cites them."""
+def scripted(real_clients: None, fake_openai: FakeOpenAI, fake_tavily: FakeTavily, fake_pages: PageServer) -> None:
+    """The happy script: the two Sydney claims, their search results (pages on loopback), a judge that cites them."""
     fake_openai.extractions = [EXTRACTION]
     fake_openai.judge = citing(QUOTES)
-    fake_tavily.results = SEARCH_RESULTS
+    fake_tavily.results = fake_pages.serve_results(SEARCH_RESULTS)
 
 
 def run_check(**settings: Any) -> veracity.Report:
-    """Check TEXT with the model named as a string and no bound objects, as a caller would."""
-    return veracity.check(TEXT, model=f"openai:{MODEL}", search_backoff=0.01, **settings)
+    """Check TEXT with the model named as a string and no bound objects, as a caller would.
+
+    Cited pages are served on loopback, which the page fetch refuses unless it is allowed.
+    """
+    return veracity.check(TEXT, model=f"openai:{MODEL}", search_backoff=0.01, page_allowed_networks="127.0.0.1",
+                          **settings)
 
 
 def assert_supported_with_served_quotes(report: veracity.Report) -> None:
@@ -98,9 +108,12 @@ def assert_supported_with_served_quotes(report: veracity.Report) -> None:
         assert verdict.quote == QUOTES[claim.text]
         cited = report.evidence_by_id(verdict.evidence_id)
         assert cited is not None and cited.claim_id == claim.id and cited.backend == "web"
-        served = next(r for r in SEARCH_RESULTS[claim.text] if r["url"] == cited.url)
+        served = next(r for r in SEARCH_RESULTS[claim.text] if cited.url.endswith(page_path(r["url"])))
         assert cited.text == served["content"]
         assert verdict.quote in served["content"]
+        # The cited page was fetched from the loopback web server and carries the quote.
+        assert verdict.page is not None and verdict.page.outcome == "verified_live", verdict.page
+        assert verdict.page.final_url == cited.url and verdict.page.sha256
 
 
 @pytest.mark.usefixtures("scripted")
@@ -131,7 +144,7 @@ def test_check_runs_through_the_real_openai_and_tavily_clients(
     for claim, results in SEARCH_RESULTS.items():
         [prompt] = [p for p in judge_prompts if f"Claim: {claim}" in p]
         for result in results:
-            assert result["content"] in prompt and result["url"] in prompt
+            assert result["content"] in prompt and page_path(result["url"]) in prompt
 
     # Tavily got one search per claim, with the key and the claim text as the query.
     assert fake_tavily.queries() == {DESIGNED: 1, OPENED: 1}
@@ -166,7 +179,8 @@ def test_tavily_rate_limit_becomes_a_tool_failure_per_claim(
 async def test_extraction_gate_error_reaches_the_next_openai_request(fake_openai: FakeOpenAI) -> None:
     fake_openai.extractions = [{"claims": [{"claim": "x"}]}, EXTRACTION]
 
-    report = await veracity.acheck(TEXT, model=f"openai:{MODEL}", search_backoff=0.01)
+    report = await veracity.acheck(TEXT, model=f"openai:{MODEL}", search_backoff=0.01,
+                                   page_allowed_networks="127.0.0.1")
 
     assert report.ok, report.evaluation.issues
     assert_supported_with_served_quotes(report)

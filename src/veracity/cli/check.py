@@ -181,6 +181,12 @@ async def streamed(body: str, console: Console, settings: dict[str, Any]) -> Rep
 @click.option("--today", type=click.DateTime(formats=["%Y-%m-%d"]), default=None, metavar="YYYY-MM-DD",
               help="The date ages and 'N years ago' are computed to (default: the system clock; it is "
                    "recorded on each computed verdict).")
+@click.option("--page-check/--no-page-check", "verify_pages", default=None,
+              help="Fetch the cited page of each supported/refuted web verdict and look for the quote there "
+                   "(default: on). Loopback, private and link-local addresses are never fetched.")
+@click.option("--allow-snippet-citations", is_flag=True, default=None,
+              help="Let a web verdict whose quote was not found on its page pass; it is still marked "
+                   "'citation not verified on the page'.")
 @click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
               help="Stop the whole check after this long (default: 600); claims not judged by then are "
                    "unverifiable and the report says so (exit 3).")
@@ -197,7 +203,8 @@ async def streamed(body: str, console: Console, settings: dict[str, Any]) -> Rep
 def check_command(
     text: str | None, model: str | None, search: str, source_file: Path | None, kb_path: Path | None,
     max_revisions: int | None, max_results: int | None, tavily_url: str | None, max_chars: int | None,
-    today: datetime.datetime | None, deadline: float | None, as_json: bool, show_trace: bool,
+    today: datetime.datetime | None, verify_pages: bool | None, allow_snippet_citations: bool | None,
+    deadline: float | None, as_json: bool, show_trace: bool,
     checkpoint: Path | None, thread_id: str | None, stream: bool,
 ) -> None:
     """Fact-check TEXT (use '-' to read standard input).
@@ -222,6 +229,7 @@ def check_command(
         "model": model, "search": search, "max_revisions": max_revisions, "max_results": max_results,
         "tavily_base_url": tavily_url, "max_text_chars": max_chars, "kb_path": str(kb_path) if kb_path else None,
         "today": today.date().isoformat() if today else None, "check_deadline": deadline,
+        "verify_pages": verify_pages, "allow_snippet_citations": allow_snippet_citations,
     }
     if source_file is not None:
         given.update(source_text=read_source(source_file), source_title=source_file.name)

@@ -26,7 +26,7 @@ def decisive_quote(verdict: Verdict) -> str | None:
 def verdict_table(report: Report) -> Table:
     """One row per claim: label, claim, quote (or reason when there is none), and source."""
     table = Table(show_lines=True, expand=True)
-    table.add_column("Label", no_wrap=True)
+    table.add_column("Label", max_width=18)
     table.add_column("Claim", ratio=3)
     table.add_column("Quote", ratio=4)
     table.add_column("Source", ratio=2)
@@ -49,7 +49,11 @@ def verdict_table(report: Report) -> Table:
             source = evidence.title or ""
             if evidence.url:
                 source = f"{source}\n{evidence.url}".strip()
-        table.add_row(Text(verdict.label, style=LABEL_STYLES[verdict.label]), Text(claim.text), quote, Text(source))
+        if verdict.page is not None:
+            quote.append(f"\npage: {verdict.page.outcome.replace('_', ' ')}: {verdict.page.reason}",
+                         style="green" if verdict.page.verified else "bold yellow")
+        label = Text(verdict.shown_label, style=LABEL_STYLES[verdict.label])
+        table.add_row(label, Text(claim.text), quote, Text(source))
     return table
 
 

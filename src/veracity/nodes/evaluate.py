@@ -16,8 +16,12 @@ from veracity.progress import ProgressEvent, emit
 from veracity.state import ClaimInput, FactCheckState
 
 
-def evaluate(state: FactCheckState) -> Evaluation:
-    """Apply the report rules to the state and list every issue found."""
+def evaluate(state: FactCheckState, *, allow_snippet_citations: bool = False) -> Evaluation:
+    """Apply the report rules to the state and list every issue found.
+
+    A decisive web verdict whose quote was not found on its fetched page is an issue unless
+    `allow_snippet_citations`: the verdict then rests on the search engine's snippet alone.
+    """
     issues: list[EvaluationIssue] = []
     if failure := state.get("input_failure"):
         issues.append(EvaluationIssue(code="input_rejected", message=failure.message, revisable=False))
@@ -53,6 +57,12 @@ def evaluate(state: FactCheckState) -> Evaluation:
                 issues.append(EvaluationIssue(
                     code="unverified_citation", claim_id=claim_id, revisable=True,
                     message=f"{claim_id} is {verdict.label} without a verified citation: {problem}",
+                ))
+            elif verdict.page is not None and not verdict.page.verified and not allow_snippet_citations:
+                issues.append(EvaluationIssue(
+                    code="citation_not_on_page", claim_id=claim_id, revisable=False,
+                    message=f"{claim_id} is {verdict.label}, but its citation was not verified on the page "
+                            f"{verdict.page.url}: {verdict.page.reason} ({verdict.page.outcome})",
                 ))
 
     if state.get("source_mode"):
@@ -96,10 +106,10 @@ def decisive_problem(claim: Claim, verdict: Verdict, evidence: list[Evidence]) -
     return problem
 
 
-def evaluate_report(state: FactCheckState) -> FactCheckState:
+def evaluate_report(state: FactCheckState, runtime: Runtime[Context]) -> FactCheckState:
     """Evaluate the report so far and record the outcome in the trace."""
     watch = Stopwatch()
-    evaluation = evaluate(state)
+    evaluation = evaluate(state, allow_snippet_citations=runtime.context.allow_snippet_citations)
     record = TraceRecord(
         step=EVALUATE_REPORT, attempt=state.get("revision", 0) + 1,
         outcome="ok" if evaluation.passed else "failed",

@@ -29,9 +29,11 @@ from veracity.nodes.names import (
     EXTRACTION_GATE,
     JUDGE_CLAIM,
     VERDICT_GATE,
+    VERIFY_PAGE,
     AfterExtraction,
     AfterVerdict,
 )
+from veracity.nodes.page import page_to_check
 from veracity.nodes.payload import validate_payload
 from veracity.nodes.timing import Stopwatch
 from veracity.offline.judge.relevance import citation_off_topic
@@ -249,7 +251,7 @@ def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> Command[AfterV
         )
         emit_verdict(state, verdict, evidence)
         return Command(
-            goto=END,
+            goto=VERIFY_PAGE if page_to_check(verdict, evidence, runtime.context) else END,
             update={"verdicts": {claim_id: verdict}, "judge_failures": {claim_id: None}, "trace": [record]},
         )
 

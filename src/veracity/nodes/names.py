@@ -15,6 +15,7 @@ GATHER_EVIDENCE: Final = "gather_evidence"
 CALCULATE_CLAIM: Final = "calculate_claim"
 JUDGE_CLAIM: Final = "judge_claim"
 VERDICT_GATE: Final = "verdict_gate"
+VERIFY_PAGE: Final = "verify_page"
 EVALUATE_REPORT: Final = "evaluate_report"
 REVISE: Final = "revise"
 FINALIZE_REPORT: Final = "finalize_report"
@@ -29,7 +30,7 @@ AfterEvidence = Literal["calculate_claim", "__end__"]
 """After the search: the calculator, or end the branch (no evidence, or the search failed)."""
 AfterCalculation = Literal["verdict_gate", "judge_claim"]
 """After the calculator: its computed verdict to the gate, or (not a computed claim) the judge."""
-AfterVerdict = Literal["judge_claim", "__end__"]
-"""After `verdict_gate`: judge again with the gate's reason, or end the branch."""
+AfterVerdict = Literal["judge_claim", "verify_page", "__end__"]
+"""After `verdict_gate`: judge again with the gate's reason, check a web verdict's page, or end the branch."""
 AfterEvaluation = Literal["revise", "finalize_report"]
 """After `evaluate_report`: a revise round, or the final report."""

@@ -1,0 +1,62 @@
+"""Proof on the page: fetch a web verdict's cited URL and look for its quote there.
+
+A search snippet is the search engine's text, not the page's: it may be paraphrased, stale, or
+stitched together. `check_page` fetches the cited page (`fetch.py`, behind the address guard
+of `addresses.py`), extracts its text and matches the quote (`match.py`). A supported verdict
+must also find every number of its claim on the page, so a figure the snippet showed but the
+page does not carry is not taken on trust.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from datetime import UTC, datetime
+
+from veracity.citations import normalize
+from veracity.contracts import PageCheck, PageOutcome, Verdict
+from veracity.pages.addresses import AddressPolicy
+from veracity.pages.fetch import FetchFailed, FetchSettings, fetch_page, page_client
+from veracity.pages.match import excerpt_around, page_text, quote_on_page
+
+__all__ = ["AddressPolicy", "FetchSettings", "check_page"]
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+async def check_page(claim_text: str, verdict: Verdict, url: str, settings: FetchSettings) -> PageCheck:
+    """Fetch `url` and say whether `verdict.quote` (and, when supported, the claim's numbers) are on it."""
+    checked_at = datetime.now(UTC).isoformat(timespec="seconds")
+    try:
+        async with page_client(settings) as client:
+            page = await fetch_page(url, settings, client)
+    except FetchFailed as exc:
+        return PageCheck(outcome="fetch_failed", url=url, checked_at=checked_at, reason=str(exc))
+    outcome, share, reason, excerpt = await asyncio.to_thread(_examine, claim_text, verdict, page.body,
+                                                              page.content_type)
+    if page.truncated and outcome not in ("verified_live", "verified_fragment"):
+        reason += f" (only its first {settings.max_bytes:,} bytes were read)"
+    return PageCheck(outcome=outcome, url=url, final_url=page.url, quote_share=round(share, 3), sha256=page.sha256,
+                     excerpt=excerpt, truncated=page.truncated, checked_at=checked_at,
+                     reason=reason)
+
+
+def _examine(claim_text: str, verdict: Verdict, body: str, content_type: str) -> tuple[PageOutcome, float, str, str]:
+    """Outcome, share of the quote found, reason and excerpt for a fetched page (CPU work, run in a thread)."""
+    quote = verdict.quote or ""
+    text = page_text(body, content_type)
+    outcome, share = quote_on_page(quote, text)
+    reason = {"verified_live": "the quote is on the page",
+              "verified_fragment": f"{share:.0%} of the quote's words are on the page, in order",
+              "partial": f"only {share:.0%} of the quote's words are on the page",
+              "not_found": "the quote is not on the page", "fetch_failed": "the page was not fetched"}[outcome]
+    missing = _missing_numbers(claim_text, text) if verdict.label == "supported" else []
+    if missing and outcome in ("verified_live", "verified_fragment"):
+        outcome, reason = "partial", f"{reason}, but the claim's {', '.join(missing)} is not"
+    return outcome, share, reason, excerpt_around(quote, text)
+
+
+def _missing_numbers(claim_text: str, page: str) -> list[str]:
+    folded = normalize(page)
+    present = {number.replace(",", "") for number in _NUMBER.findall(folded)}
+    return [number for number in dict.fromkeys(_NUMBER.findall(claim_text)) if number.replace(",", "") not in present]

@@ -1,0 +1,77 @@
+"""Which network addresses a page fetch may connect to: the guard against server-side request forgery.
+
+A cited URL comes from a search engine, that is from the open web, so it may name an address
+inside the network veracity runs in (a metadata service, an admin console on 10.x, the
+machine itself). Only globally routable addresses are fetched, unless the configuration
+allows a network explicitly (tests allow loopback this way). A host name is resolved first and
+every address it resolves to must be allowed; the fetch then connects to the address that was
+checked, so a second, different DNS answer cannot slip past.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from dataclasses import dataclass
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+class AddressRefused(Exception):
+    """The URL's host is, or resolves to, an address the policy does not allow; the message says which."""
+
+
+@dataclass(frozen=True)
+class AddressPolicy:
+    """Globally routable addresses only, plus the networks in `allowed`."""
+
+    allowed: tuple[IPNetwork, ...] = ()
+
+    @classmethod
+    def parse(cls, text: str | None) -> AddressPolicy:
+        """A policy from comma-separated addresses or networks, e.g. ``"127.0.0.1,10.0.0.0/8"``."""
+        networks = []
+        for part in (text or "").split(","):
+            if part.strip():
+                try:
+                    networks.append(ipaddress.ip_network(part.strip(), strict=False))
+                except ValueError as exc:
+                    raise ValueError(f"not an address or network: {part.strip()!r}") from exc
+        return cls(tuple(networks))
+
+    def refusal(self, address: IPAddress) -> str | None:
+        """Why `address` may not be fetched, or None when it may."""
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        if any(address in network for network in self.allowed if network.version == address.version):
+            return None
+        if address.is_global and not address.is_multicast:
+            return None
+        kind = ("a loopback" if address.is_loopback else "a link-local (cloud metadata)" if address.is_link_local
+                else "a private" if address.is_private else "an unspecified" if address.is_unspecified
+                else "a multicast" if address.is_multicast else "a non-public")
+        return f"{address} is {kind} address"
+
+    async def checked_address(self, host: str, port: int) -> str:
+        """The address to connect to for `host`: every address it resolves to must be allowed."""
+        try:
+            literal: IPAddress | None = ipaddress.ip_address(host.strip("[]"))
+        except ValueError:
+            literal = None
+        if literal is not None:
+            addresses = [literal]
+        else:
+            try:
+                infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            except socket.gaierror as exc:
+                raise AddressRefused(f"cannot resolve {host}: {exc.strerror or exc}") from exc
+            addresses = list(dict.fromkeys(ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos))
+        for address in addresses:
+            problem = self.refusal(address)
+            if problem:
+                raise AddressRefused(f"{host} is not fetched: {problem}")
+        if not addresses:
+            raise AddressRefused(f"{host} resolves to no address")
+        return str(addresses[0])

@@ -1,0 +1,129 @@
+"""Page verification against a real web server on loopback: the fetch, its limits, and the verdict it leaves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import veracity
+from tests.integration.conftest import FakeOpenAI, FakeTavily, Page, PageServer
+from veracity.contracts import Verdict
+from veracity.pages import AddressPolicy, FetchSettings, check_page
+
+CLAIM = "The Sydney Harbour Bridge opened in 1932."
+QUOTE = "The Sydney Harbour Bridge opened to traffic on 19 March 1932"
+ARTICLE = ("<html><head><title>Bridge</title></head><body><nav>Menu</nav><article><h1>Sydney Harbour Bridge</h1>"
+           "<p>The <a href='/s'>Sydney Harbour Bridge</a> opened to traffic on 19&nbsp;March 1932 \u2013 after "
+           "eight years of work.</p></article></body></html>")
+LOOPBACK = FetchSettings(timeout=2.0, policy=AddressPolicy.parse("127.0.0.1"))
+
+
+def supported(quote: str = QUOTE) -> Verdict:
+    return Verdict(claim_id="c1", label="supported", reason="r", evidence_id="c1-e1", quote=quote,
+                   citation_verified=True)
+
+
+async def check(pages: PageServer, path: str, settings: FetchSettings = LOOPBACK, **verdict: Any):
+    return await check_page(CLAIM, supported(**verdict), pages.base_url + path, settings)
+
+
+async def test_a_quote_with_inline_tags_and_typography_is_verified_live(fake_pages: PageServer) -> None:
+    fake_pages.pages["/bridge"] = Page(ARTICLE)
+    page = await check(fake_pages, "/bridge")
+    assert page.outcome == "verified_live" and page.verified and page.sha256 and not page.truncated
+    assert "19 march 1932" in (page.excerpt or "")
+
+
+async def test_a_page_that_changed_is_not_found(fake_pages: PageServer) -> None:
+    fake_pages.pages["/bridge"] = Page("<html><body><article><p>This page has moved on to other news, and the "
+                                       "story of the harbour crossing is gone.</p></article></body></html>")
+    page = await check(fake_pages, "/bridge")
+    assert page.outcome == "not_found" and not page.verified
+
+
+@pytest.mark.parametrize(("page", "reason"), [
+    (Page("forbidden", status=403, content_type="text/plain"), "HTTP 403"),
+    (Page(ARTICLE, delay=3.0), "did not answer within 2 s"),
+    (Page("\x00\x01binary", content_type="application/octet-stream"), "application/octet-stream"),
+], ids=["403", "timeout", "binary"])
+async def test_pages_that_cannot_be_read_are_fetch_failed(fake_pages: PageServer, page: Page, reason: str) -> None:
+    fake_pages.pages["/p"] = page
+    result = await check(fake_pages, "/p")
+    assert result.outcome == "fetch_failed" and reason in result.reason
+
+
+async def test_a_redirect_chain_is_followed_and_recorded(fake_pages: PageServer) -> None:
+    fake_pages.pages["/a"] = Page("", status=301, headers={"location": "/b"})
+    fake_pages.pages["/b"] = Page("", status=302, headers={"location": fake_pages.base_url + "/bridge"})
+    fake_pages.pages["/bridge"] = Page(ARTICLE)
+    page = await check(fake_pages, "/a")
+    assert page.outcome == "verified_live" and page.final_url == fake_pages.base_url + "/bridge"
+
+
+async def test_too_many_redirects_fail(fake_pages: PageServer) -> None:
+    fake_pages.pages["/loop"] = Page("", status=302, headers={"location": "/loop"})
+    page = await check(fake_pages, "/loop")
+    assert page.outcome == "fetch_failed" and "redirects" in page.reason
+    assert fake_pages.hits["/loop"] == LOOPBACK.max_redirects + 1
+
+
+@pytest.mark.parametrize("target", ["http://127.0.0.2:9/admin", "http://169.254.169.254/latest/meta-data/",
+                                    "http://[::1]:9/", "file:///etc/passwd"])
+async def test_a_redirect_to_a_refused_address_is_not_followed(fake_pages: PageServer, target: str) -> None:
+    fake_pages.pages["/jump"] = Page("", status=302, headers={"location": target})
+    page = await check(fake_pages, "/jump")
+    assert page.outcome == "fetch_failed"
+    assert "is not fetched" in page.reason or "only http and https" in page.reason
+
+
+async def test_loopback_is_refused_unless_allowed(fake_pages: PageServer) -> None:
+    fake_pages.pages["/bridge"] = Page(ARTICLE)
+    page = await check(fake_pages, "/bridge", FetchSettings(timeout=2.0))
+    assert page.outcome == "fetch_failed" and "loopback" in page.reason
+    assert fake_pages.hits["/bridge"] == 0
+
+
+async def test_a_30_mb_page_is_read_up_to_the_cap(fake_pages: PageServer) -> None:
+    filler = "<p>" + "Harbour news of no interest to this claim. " * 700_000 + "</p>"
+    fake_pages.pages["/huge"] = Page(f"<html><body>{filler}<p>{QUOTE}.</p></body></html>")
+    page = await check(fake_pages, "/huge", FetchSettings(timeout=10.0, max_bytes=1_000_000,
+                                                          policy=LOOPBACK.policy))
+    assert page.truncated and page.outcome == "not_found" and "first 1,000,000 bytes" in page.reason
+
+
+async def test_a_supported_number_missing_from_the_page_is_partial(fake_pages: PageServer) -> None:
+    fake_pages.pages["/bridge"] = Page(ARTICLE.replace("1932", "nineteen thirty-two"))
+    page = await check(fake_pages, "/bridge", quote="opened to traffic on 19 March")
+    assert page.outcome == "partial" and "1932" in page.reason
+
+
+OPENED = "The Sydney Harbour Bridge opened in 1932."
+
+
+@pytest.fixture
+def bridge_check(real_clients: None, fake_openai: FakeOpenAI, fake_tavily: FakeTavily,
+                 fake_pages: PageServer) -> PageServer:
+    fake_openai.extractions = [{"claims": [{"claim": OPENED, "source": OPENED}]}]
+    fake_openai.judge = lambda claim, evidence, attempt: {
+        "label": "supported", "reason": "stated", "evidence_id": next(iter(evidence)),
+        "quote": "opened to traffic on 19 March 1932"}
+    fake_tavily.results = fake_pages.serve_results({OPENED: [{
+        "title": "Bridge", "url": "https://example.org/bridge", "score": 0.9,
+        "content": "The Sydney Harbour Bridge opened to traffic on 19 March 1932."}]})
+    return fake_pages
+
+
+def test_a_quote_gone_from_its_page_fails_the_report_unless_snippets_are_allowed(bridge_check: PageServer) -> None:
+    bridge_check.pages["/bridge"] = Page("<html><body><article><p>Gone.</p></article></body></html>")
+    settings = {"model": "openai:gpt-4.1-mini", "search_backoff": 0.01, "page_allowed_networks": "127.0.0.1"}
+    report = veracity.check(OPENED, **settings)
+    verdict = report.verdict_for("c1")
+    assert verdict is not None and verdict.page is not None and verdict.page.outcome == "not_found"
+    assert verdict.shown_label == "supported (citation not verified on the page)"
+    assert not report.passed and report.outcome == "incomplete"
+    assert [issue.code for issue in report.evaluation.issues] == ["citation_not_on_page"]
+    lenient = veracity.check(OPENED, allow_snippet_citations=True, **settings)
+    assert lenient.passed and lenient.verdict_for("c1").shown_label.endswith("(citation not verified on the page)")
+    unchecked = veracity.check(OPENED, verify_pages=False, **settings)
+    assert unchecked.passed and unchecked.verdict_for("c1").page is None
