@@ -90,3 +90,45 @@ def test_an_empty_text_is_refused_in_the_page(browser) -> None:
         browser.get(url + "/")
         browser.find_element(By.ID, "check").click()
         assert browser.find_element(By.ID, "status").text == "Paste a text to check first."
+
+
+class OneWebResult:
+    """A web evidence backend (named 'web', as Tavily's is) with one result whose page lives at `url`."""
+
+    name = "web"
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    async def search(self, query: str, *, limit: int) -> list:
+        from veracity.contracts import SearchHit
+
+        return [SearchHit(title="Bridge news", url=self.url, text="The Sydney Harbour Bridge opened in 1932.")]
+
+
+def test_a_verdict_its_page_does_not_confirm_is_labelled_so(browser, fake_pages) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from tests.fakes import claims_reply, verdict_reply
+    from tests.integration.conftest import Page
+    from veracity.testing import ScriptedChatModel, prompt_text
+
+    claim = "The Sydney Harbour Bridge opened in 1932."
+    fake_pages.pages["/bridge"] = Page("<html><body><article><p>This story has been taken down.</p></article>"
+                                       "</body></html>")
+    model = ScriptedChatModel(responder=lambda messages: (
+        claims_reply((claim, claim)) if "Text to split" in prompt_text(messages)
+        else verdict_reply("supported", "c1-e1", "The Sydney Harbour Bridge opened in 1932")))
+    app = create_app(model=model, backend=OneWebResult(fake_pages.base_url + "/bridge"), api_key="",
+                     page_allowed_networks="127.0.0.1")
+    with serving(app) as url:
+        browser.get(url + "/")
+        browser.find_element(By.ID, "text").send_keys(claim)
+        browser.find_element(By.ID, "check").click()
+        WebDriverWait(browser, 60).until(lambda b: b.find_element(By.ID, "status").text in {"done"}
+                                         or b.find_element(By.ID, "status").text.startswith("error"))
+        [row] = browser.find_elements(By.CSS_SELECTOR, "#verdicts tbody tr")
+        assert row.find_element(By.CLASS_NAME, "label").text == "supported (citation not verified on the page)"
+        assert "page: not found" in row.find_elements(By.TAG_NAME, "td")[2].text
+        assert fake_pages.hits["/bridge"] == 1
