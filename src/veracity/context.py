@@ -82,6 +82,14 @@ class Context:
                                                "addresses (e.g. '10.0.0.0/8'); loopback, private and link-local "
                                                "addresses are refused otherwise."}
     )
+    page_archive_url: str | None = field(
+        default=None, metadata={"description": "URL template with {url} (e.g. a Wayback-style service) read when "
+                                               "a cited page cannot be fetched live."}
+    )
+    page_snapshots: str | None = field(
+        default=None, metadata={"description": "Folder where each fetched page is kept as read, named by its "
+                                               "SHA-256, so a report can be verified offline later."}
+    )
     allow_snippet_citations: bool = field(
         default=False, metadata={"description": "Let a verdict whose quote was not found on its page pass (it is "
                                                 "still marked 'citation not verified on the page')."}
@@ -113,6 +121,8 @@ class Context:
 
     def __post_init__(self) -> None:
         """Reject a `today` that is not a YYYY-MM-DD date, or a deadline that is not positive, before any work."""
+        if self.page_archive_url is not None and "{url}" not in self.page_archive_url:
+            raise ValueError(f"page_archive_url must hold '{{url}}', got {self.page_archive_url!r}")
         if not self.check_deadline > 0:
             raise ValueError(f"check_deadline must be a positive number of seconds, got {self.check_deadline!r}")
         if self.today is not None:

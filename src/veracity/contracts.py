@@ -164,6 +164,10 @@ class PageCheck(BaseModel):
     outcome: PageOutcome
     url: str = Field(description="The cited URL.")
     final_url: str | None = Field(default=None, description="Where redirects ended, when the page was fetched.")
+    source: Literal["live", "archive"] = Field(
+        default="live", description="'archive' when the live page failed and the archive copy was read instead.")
+    snapshot: str | None = Field(
+        default=None, description="File name of the page as read, kept in the snapshots folder (named by its hash).")
     quote_share: float = Field(default=0.0, description="Share of the quote's words found in order on the page.")
     sha256: str | None = Field(default=None, description="SHA-256 of the page bytes read.")
     excerpt: str | None = Field(default=None, description="The page text around the quote, as fetched.")

@@ -127,3 +127,33 @@ def test_a_quote_gone_from_its_page_fails_the_report_unless_snippets_are_allowed
     assert lenient.passed and lenient.verdict_for("c1").shown_label.endswith("(citation not verified on the page)")
     unchecked = veracity.check(OPENED, verify_pages=False, **settings)
     assert unchecked.passed and unchecked.verdict_for("c1").page is None
+
+
+async def test_the_archive_copy_is_read_when_the_live_page_fails(fake_pages: PageServer) -> None:
+    from urllib.parse import quote
+
+    live = fake_pages.base_url + "/gone"
+    fake_pages.pages["/gone"] = Page("gone", status=410, content_type="text/plain")
+    fake_pages.pages["/archive/" + quote(live, safe="")] = Page(ARTICLE)
+    settings = FetchSettings(timeout=2.0, policy=LOOPBACK.policy, archive_url=fake_pages.base_url + "/archive/{url}")
+    page = await check_page(CLAIM, supported(), live, settings)
+    assert page.outcome == "verified_live" and page.source == "archive" and "archive's copy" in page.reason
+    fake_pages.pages.pop("/archive/" + quote(live, safe=""))
+    failed = await check_page(CLAIM, supported(), live, settings)
+    assert failed.outcome == "fetch_failed" and "HTTP 410" in failed.reason and "archive copy failed" in failed.reason
+
+
+async def test_snapshots_keep_the_page_as_read_under_its_hash(fake_pages: PageServer, tmp_path) -> None:
+    import hashlib
+
+    fake_pages.pages["/bridge"] = Page(ARTICLE)
+    settings = FetchSettings(timeout=2.0, policy=LOOPBACK.policy, snapshots=tmp_path / "snapshots")
+    page = await check(fake_pages, "/bridge", settings)
+    assert page.snapshot == f"{page.sha256}.html"
+    kept = (tmp_path / "snapshots" / page.snapshot).read_bytes()
+    assert hashlib.sha256(kept).hexdigest() == page.sha256 and kept == ARTICLE.encode()
+
+
+def test_an_archive_template_needs_the_url_placeholder() -> None:
+    with pytest.raises(ValueError, match="must hold"):
+        veracity.Context(page_archive_url="https://archive.example/web/")

@@ -102,6 +102,11 @@ def test_missing_tavily_key_says_what_to_configure(runner: CliRunner, monkeypatc
     assert result.exit_code == 2 and "TAVILY_API_KEY" in result.stderr
 
 
+def test_an_archive_template_without_the_url_placeholder_is_bad_usage(runner: CliRunner) -> None:
+    result = runner.invoke(main, ["check", C1, "--archive-url", "https://archive.example/web/"])
+    assert result.exit_code == 2 and "must hold {url}" in result.stderr
+
+
 def test_help_documents_exit_codes(runner: CliRunner) -> None:
     result = runner.invoke(main, ["check", "--help"])
     assert result.exit_code == 0 and "Exit codes" in result.stdout and "--max-revisions" in result.stdout

@@ -156,6 +156,12 @@ async def streamed(body: str, console: Console, settings: dict[str, Any]) -> Rep
         return await acheck(body, on_progress=redraw, **settings)
 
 
+def _archive_template(value: str | None) -> str | None:
+    if value is not None and "{url}" not in value:
+        raise click.BadParameter(f"the template must hold {{url}} where the cited URL goes, got {value!r}")
+    return value
+
+
 @click.command(epilog=EXIT_CODES_HELP)
 @click.argument("text", required=False)
 @click.option("--model", "-m", default=None, metavar="PROVIDER:MODEL",
@@ -184,6 +190,13 @@ async def streamed(body: str, console: Console, settings: dict[str, Any]) -> Rep
 @click.option("--page-check/--no-page-check", "verify_pages", default=None,
               help="Fetch the cited page of each supported/refuted web verdict and look for the quote there "
                    "(default: on). Loopback, private and link-local addresses are never fetched.")
+@click.option("--snapshots", "snapshots", type=click.Path(file_okay=False, path_type=Path), default=None,
+              metavar="DIR", help="Keep every fetched page here as read, named by its SHA-256 (recorded on the "
+                                  "verdict), so the report can be verified offline later.")
+@click.option("--archive-url", default=None, metavar="TEMPLATE",
+              callback=lambda _context, _param, value: _archive_template(value),
+              help="When a cited page cannot be fetched, read this archive's copy instead; {url} is replaced "
+                   "by the cited URL, e.g. 'https://web.archive.org/web/2024/{url}'.")
 @click.option("--allow-snippet-citations", is_flag=True, default=None,
               help="Let a web verdict whose quote was not found on its page pass; it is still marked "
                    "'citation not verified on the page'.")
@@ -203,7 +216,8 @@ async def streamed(body: str, console: Console, settings: dict[str, Any]) -> Rep
 def check_command(
     text: str | None, model: str | None, search: str, source_file: Path | None, kb_path: Path | None,
     max_revisions: int | None, max_results: int | None, tavily_url: str | None, max_chars: int | None,
-    today: datetime.datetime | None, verify_pages: bool | None, allow_snippet_citations: bool | None,
+    today: datetime.datetime | None, verify_pages: bool | None, snapshots: Path | None, archive_url: str | None,
+    allow_snippet_citations: bool | None,
     deadline: float | None, as_json: bool, show_trace: bool,
     checkpoint: Path | None, thread_id: str | None, stream: bool,
 ) -> None:
@@ -230,6 +244,7 @@ def check_command(
         "tavily_base_url": tavily_url, "max_text_chars": max_chars, "kb_path": str(kb_path) if kb_path else None,
         "today": today.date().isoformat() if today else None, "check_deadline": deadline,
         "verify_pages": verify_pages, "allow_snippet_citations": allow_snippet_citations,
+        "page_snapshots": str(snapshots) if snapshots else None, "page_archive_url": archive_url,
     }
     if source_file is not None:
         given.update(source_text=read_source(source_file), source_title=source_file.name)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from langgraph.runtime import Runtime
 
 from veracity.context import Context
@@ -25,7 +27,9 @@ def page_to_check(verdict: Verdict, evidence: list[Evidence], context: Context) 
 def fetch_settings(context: Context) -> FetchSettings:
     """The page-fetch limits a run's context asks for."""
     return FetchSettings(timeout=context.page_timeout, max_bytes=context.page_max_bytes,
-                         policy=AddressPolicy.parse(context.page_allowed_networks))
+                         policy=AddressPolicy.parse(context.page_allowed_networks),
+                         archive_url=context.page_archive_url,
+                         snapshots=Path(context.page_snapshots).expanduser() if context.page_snapshots else None)
 
 
 async def verify_page(state: ClaimState, runtime: Runtime[Context]) -> ClaimUpdate:

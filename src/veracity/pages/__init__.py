@@ -12,11 +12,14 @@ from __future__ import annotations
 import asyncio
 import re
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+from urllib.parse import quote
 
 from veracity.citations import normalize
 from veracity.contracts import PageCheck, PageOutcome, Verdict
 from veracity.pages.addresses import AddressPolicy
-from veracity.pages.fetch import FetchFailed, FetchSettings, fetch_page, page_client
+from veracity.pages.fetch import FetchedPage, FetchFailed, FetchSettings, fetch_page, page_client
 from veracity.pages.match import excerpt_around, page_text, quote_on_page
 
 __all__ = ["AddressPolicy", "FetchSettings", "check_page"]
@@ -25,20 +28,47 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 async def check_page(claim_text: str, verdict: Verdict, url: str, settings: FetchSettings) -> PageCheck:
-    """Fetch `url` and say whether `verdict.quote` (and, when supported, the claim's numbers) are on it."""
+    """Fetch `url` and say whether `verdict.quote` (and, when supported, the claim's numbers) are on it.
+
+    When the live page cannot be fetched and `settings.archive_url` is set, the archive's copy
+    is read instead (and the check says so). With `settings.snapshots`, the page is kept there.
+    """
     checked_at = datetime.now(UTC).isoformat(timespec="seconds")
-    try:
-        async with page_client(settings) as client:
+    source: Literal["live", "archive"] = "live"
+    async with page_client(settings) as client:
+        try:
             page = await fetch_page(url, settings, client)
-    except FetchFailed as exc:
-        return PageCheck(outcome="fetch_failed", url=url, checked_at=checked_at, reason=str(exc))
+        except FetchFailed as live:
+            if settings.archive_url is None:
+                return PageCheck(outcome="fetch_failed", url=url, checked_at=checked_at, reason=str(live))
+            try:
+                page = await fetch_page(settings.archive_url.format(url=quote(url, safe="")), settings, client)
+            except FetchFailed as archived:
+                return PageCheck(outcome="fetch_failed", url=url, checked_at=checked_at,
+                                 reason=f"{live}; the archive copy failed too: {archived}")
+            source = "archive"
     outcome, share, reason, excerpt = await asyncio.to_thread(_examine, claim_text, verdict, page.body,
                                                               page.content_type)
     if page.truncated and outcome not in ("verified_live", "verified_fragment"):
         reason += f" (only its first {settings.max_bytes:,} bytes were read)"
-    return PageCheck(outcome=outcome, url=url, final_url=page.url, quote_share=round(share, 3), sha256=page.sha256,
-                     excerpt=excerpt, truncated=page.truncated, checked_at=checked_at,
-                     reason=reason)
+    if source == "archive":
+        reason += " (on the archive's copy; the live page could not be fetched)"
+    snapshot = await asyncio.to_thread(_keep, page, settings.snapshots) if settings.snapshots else None
+    return PageCheck(outcome=outcome, url=url, final_url=page.url, source=source, snapshot=snapshot,
+                     quote_share=round(share, 3), sha256=page.sha256, excerpt=excerpt, truncated=page.truncated,
+                     checked_at=checked_at, reason=reason)
+
+
+def _keep(page: FetchedPage, folder: Path) -> str:
+    """Write the page as read into `folder` (once per content), named by its hash; the file name."""
+    name = page.sha256 + (".txt" if page.content_type == "text/plain" else ".html")
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / name
+    if not target.exists():
+        partial = target.with_suffix(target.suffix + ".part")
+        partial.write_bytes(page.raw)
+        partial.replace(target)
+    return name
 
 
 def _examine(claim_text: str, verdict: Verdict, body: str, content_type: str) -> tuple[PageOutcome, float, str, str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
@@ -27,13 +28,17 @@ class FetchFailed(Exception):
 
 @dataclass(frozen=True)
 class FetchSettings:
-    """Limits of one page fetch."""
+    """How pages are fetched (limits, address policy) and kept (snapshots folder, archive fallback)."""
 
     timeout: float = 10.0
     max_bytes: int = 5_000_000
     max_redirects: int = 5
     content_types: tuple[str, ...] = DEFAULT_CONTENT_TYPES
     policy: AddressPolicy = field(default_factory=AddressPolicy)
+    archive_url: str | None = None
+    """A URL template with ``{url}`` (the cited URL, percent-encoded) tried when the live page fails."""
+    snapshots: Path | None = None
+    """A folder where each page is kept as read, named by its SHA-256, so a report verifies offline later."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,7 @@ class FetchedPage:
     url: str
     content_type: str
     body: str
+    raw: bytes
     sha256: str
     truncated: bool
     redirects: tuple[str, ...] = ()
@@ -79,7 +85,7 @@ async def fetch_page(url: str, settings: FetchSettings, client: httpx.AsyncClien
         finally:
             await response.aclose()
         body = raw.decode(response.charset_encoding or "utf-8", errors="replace")
-        return FetchedPage(url=current, content_type=content_type, body=body,
+        return FetchedPage(url=current, content_type=content_type, body=body, raw=raw,
                            sha256=hashlib.sha256(raw).hexdigest(), truncated=truncated, redirects=tuple(chain))
     raise FetchFailed(f"more than {settings.max_redirects} redirects")
 
