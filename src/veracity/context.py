@@ -69,6 +69,10 @@ class Context:
     model_timeout: float = field(
         default=120.0, metadata={"description": "Seconds before one chat-model call times out (a failed attempt)."}
     )
+    counter_search: bool = field(
+        default=True, metadata={"description": "Web evidence: also search for evidence against each claim (a "
+                                               "second query, run alongside the first); the judge sees both."}
+    )
     verify_pages: bool = field(
         default=True, metadata={"description": "Fetch the cited page of every supported/refuted web verdict and "
                                                "look for its quote there."}

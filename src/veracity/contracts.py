@@ -131,6 +131,9 @@ class Evidence(BaseModel):
     text: str
     backend: str = Field(description="Name of the backend that returned it, e.g. 'web'.")
     score: float | None = None
+    found_by: Literal["claim", "counter"] = Field(
+        default="claim", description="Which search found it: the claim itself, or the query looking for "
+                                     "evidence against it.")
 
 
 class ComputedInput(BaseModel):

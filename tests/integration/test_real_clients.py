@@ -21,6 +21,7 @@ from tests.integration.conftest import (
     PageServer,
 )
 from veracity.contracts import ToolFailure
+from veracity.evidence.counter import counter_query
 
 pytestmark = pytest.mark.integration
 
@@ -51,6 +52,15 @@ SEARCH_RESULTS = {
          "content": "The building was formally opened by Queen Elizabeth II on 20 October 1973.", "score": 0.9},
     ],
 }
+COUNTER_RESULTS = {
+    counter_query(OPENED): [
+        {"title": "Opera House myths", "url": "https://example.org/opera-myths", "score": 0.8,
+         "content": "A common myth dates the opening to 1970; the Opera House opened in 1973."},
+        {"title": "Sydney Opera House: opening", "url": "https://example.org/opera-opening",
+         "content": "The building was formally opened by Queen Elizabeth II on 20 October 1973.", "score": 0.9},
+    ],
+}
+"""What the counter-evidence search finds: one new page, and one the claim's own search found already."""
 QUOTES = {
     DESIGNED: "It was designed by Danish architect Jørn Utzon",
     OPENED: "formally opened by Queen Elizabeth II on 20 October 1973",
@@ -85,7 +95,7 @@ def scripted(real_clients: None, fake_openai: FakeOpenAI, fake_tavily: FakeTavil
     """The happy script: the two Sydney claims, their search results (pages on loopback), a judge that cites them."""
     fake_openai.extractions = [EXTRACTION]
     fake_openai.judge = citing(QUOTES)
-    fake_tavily.results = fake_pages.serve_results(SEARCH_RESULTS)
+    fake_tavily.results = fake_pages.serve_results({**SEARCH_RESULTS, **COUNTER_RESULTS})
 
 
 def run_check(**settings: Any) -> veracity.Report:
@@ -126,7 +136,9 @@ def test_check_runs_through_the_real_openai_and_tavily_clients(
     assert report.failures == []
     assert_supported_with_served_quotes(report)
     assert [claim.source for claim in report.claims] == [c["source"] for c in EXTRACTION["claims"]]
-    assert len(report.evidence) == 4
+    assert len(report.evidence) == 5  # four for the claims, one new page from the counter search
+    [myths] = [item for item in report.evidence if item.found_by == "counter"]
+    assert myths.title == "Opera House myths" and myths.claim_id == "c2"
 
     # Token accounting is exactly the usage the server reported, across all three calls.
     assert len(fake_openai.usages) == 3
@@ -143,11 +155,11 @@ def test_check_runs_through_the_real_openai_and_tavily_clients(
     assert len(judge_prompts) == 2
     for claim, results in SEARCH_RESULTS.items():
         [prompt] = [p for p in judge_prompts if f"Claim: {claim}" in p]
-        for result in results:
+        for result in results + COUNTER_RESULTS.get(counter_query(claim), []):
             assert result["content"] in prompt and page_path(result["url"]) in prompt
 
-    # Tavily got one search per claim, with the key and the claim text as the query.
-    assert fake_tavily.queries() == {DESIGNED: 1, OPENED: 1}
+    # Tavily got two searches per claim, at once: the claim text, and the query for evidence against it.
+    assert fake_tavily.queries() == {DESIGNED: 1, OPENED: 1, counter_query(DESIGNED): 1, counter_query(OPENED): 1}
     for request in fake_tavily.requests:
         assert request.headers["authorization"] == f"Bearer {TAVILY_KEY}"
         assert request.body["max_results"] == 5
@@ -169,7 +181,8 @@ def test_tavily_rate_limit_becomes_a_tool_failure_per_claim(
         ("c1", "rate_limit", 2, "web"),
         ("c2", "rate_limit", 2, "web"),
     ]
-    assert fake_tavily.queries() == {DESIGNED: 2, OPENED: 2}
+    # The counter-evidence searches ran alongside and were rate-limited too; only the claim's own count.
+    assert fake_tavily.queries() == {DESIGNED: 2, OPENED: 2, counter_query(DESIGNED): 2, counter_query(OPENED): 2}
     assert all(verdict.label == "unverifiable" for verdict in report.verdicts)
     assert report.evidence == []
     assert fake_openai.prompts(extraction=False) == []  # nothing to judge without evidence

@@ -12,6 +12,7 @@ import veracity
 from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
 from veracity.contracts import ToolFailure
 from veracity.errors import ConfigurationError, ToolError
+from veracity.evidence.counter import counter_query
 from veracity.evidence.web import TavilyBackend
 
 TEXT = "Canberra is the capital of Australia."
@@ -19,13 +20,22 @@ NOTE = "Canberra is the capital city of Australia."
 
 
 class FakeTavily:
-    """A fake Tavily transport: each request gets the next scripted response."""
+    """A fake Tavily transport: each search for the claim gets the next scripted response.
+
+    The counter-evidence search (`veracity.evidence.counter`) is answered with no results and
+    kept apart in `counter_requests`, so the script and `requests` are about the claim's search.
+    """
 
     def __init__(self, *responses: httpx.Response | Exception) -> None:
         self.responses = list(responses)
         self.requests: list[httpx.Request] = []
+        self.counter_requests: list[httpx.Request] = []
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
+        query = json.loads(request.content)["query"]
+        if query == counter_query(TEXT):
+            self.counter_requests.append(request)
+            return httpx.Response(200, json={"query": query, "results": [], "response_time": 0.1})
         self.requests.append(request)
         response = self.responses[min(len(self.requests) - 1, len(self.responses) - 1)]
         if isinstance(response, Exception):
@@ -76,8 +86,9 @@ def test_persistent_search_failure_is_retried_then_surfaced(world: FakeWorld, re
     assert report.verdict_for("c1").label == "unverifiable"
     assert [i.code for i in report.evaluation.issues] == ["evidence_search_failed"]
     assert world.judge_calls[TEXT] == 0
-    outcomes = [r.outcome for r in report.trace if r.step == "gather_evidence"]
-    assert outcomes == ["retry", "retry", "failed"]
+    searches = [r for r in report.trace if r.step == "gather_evidence"]
+    assert [r.outcome for r in searches if not r.reason.startswith("counter query")] == ["retry", "retry", "failed"]
+    assert [r.outcome for r in searches if r.reason.startswith("counter query")] == ["ok"]  # it ran alongside
 
 
 def test_transient_failure_then_success_passes(world: FakeWorld) -> None:

@@ -17,6 +17,7 @@ from veracity.context import Context
 from veracity.contracts import Evidence, SearchHit, ToolFailure, TraceRecord, Verdict
 from veracity.errors import ConfigurationError, ToolError
 from veracity.evidence.base import EvidenceBackend
+from veracity.evidence.counter import counter_query
 from veracity.nodes.names import CALCULATE_CLAIM, END, GATHER_EVIDENCE, AfterEvidence, ClaimStart
 from veracity.nodes.timing import Stopwatch
 from veracity.progress import emit_verdict
@@ -74,11 +75,9 @@ def _failure_update(state: ClaimState, backend: str, error: ToolError, trace: li
     }
 
 
-async def gather_evidence(state: ClaimState, runtime: Runtime[Context], *, resources: Resources) -> ClaimUpdate:
-    """Search for evidence; after the last failed attempt, record a `ToolFailure` for the claim."""
-    context = runtime.context
-    claim = state["claim"]
-    trace: list[TraceRecord] = []
+async def _search_with_retries(backend: EvidenceBackend, query: str, context: Context, claim_id: str,
+                               trace: list[TraceRecord], label: str) -> list[SearchHit]:
+    """One query, retried while its errors are transient; every attempt is recorded in `trace`."""
     retrying = AsyncRetrying(
         stop=stop_after_attempt(max(1, context.search_attempts)),
         wait=wait_exponential_jitter(
@@ -87,33 +86,65 @@ async def gather_evidence(state: ClaimState, runtime: Runtime[Context], *, resou
         retry=retry_if_exception(_is_transient),
         reraise=True,
     )
+    hits: list[SearchHit] = []
+    async for attempt in retrying:
+        with attempt:
+            number = attempt.retry_state.attempt_number
+            watch = Stopwatch()
+            try:
+                hits = await _search_once(backend, query, context)
+            except ToolError as exc:
+                last = not exc.transient or number >= context.search_attempts
+                trace.append(TraceRecord(
+                    step=GATHER_EVIDENCE, claim_id=claim_id, attempt=number,
+                    outcome="failed" if last else "retry", reason=f"{label}{exc.kind}: {exc}", seconds=watch.seconds,
+                ))
+                raise
+            trace.append(TraceRecord(
+                step=GATHER_EVIDENCE, claim_id=claim_id, attempt=number, outcome="ok",
+                reason=f"{label}{len(hits)} item(s)", seconds=watch.seconds,
+            ))
+    return hits
+
+
+async def gather_evidence(state: ClaimState, runtime: Runtime[Context], *, resources: Resources) -> ClaimUpdate:
+    """Search for evidence; after the last failed attempt, record a `ToolFailure` for the claim.
+
+    Web evidence is searched twice at once: for the claim, and for evidence against it
+    (`counter_query`). The counter search adds what it finds (pages already found are not
+    repeated); its failure is recorded in the trace and leaves the claim's own evidence standing.
+    """
+    context = runtime.context
+    claim = state["claim"]
+    trace: list[TraceRecord] = []
+    counter_trace: list[TraceRecord] = []
+    counter_hits: list[SearchHit] | BaseException = []
     try:
         async with resources.evidence_backend(context) as backend:
             backend_name = backend.name
-            async for attempt in retrying:
-                with attempt:
-                    number = attempt.retry_state.attempt_number
-                    watch = Stopwatch()
-                    try:
-                        hits = await _search_once(backend, claim.text, context)
-                    except ToolError as exc:
-                        last = not exc.transient or number >= context.search_attempts
-                        trace.append(TraceRecord(
-                            step=GATHER_EVIDENCE, claim_id=claim.id, attempt=number,
-                            outcome="failed" if last else "retry", reason=f"{exc.kind}: {exc}", seconds=watch.seconds,
-                        ))
-                        raise
-                    trace.append(TraceRecord(
-                        step=GATHER_EVIDENCE, claim_id=claim.id, attempt=number, outcome="ok",
-                        reason=f"{len(hits)} item(s)", seconds=watch.seconds,
-                    ))
+            searches = [_search_with_retries(backend, claim.text, context, claim.id, trace, "")]
+            if context.counter_search and backend_name == "web":
+                searches.append(_search_with_retries(backend, counter_query(claim.text), context, claim.id,
+                                                     counter_trace, "counter query: "))
+            found = await asyncio.gather(*searches, return_exceptions=True)
     except ConfigurationError as exc:
         trace.append(TraceRecord(step=GATHER_EVIDENCE, claim_id=claim.id, outcome="failed", reason=str(exc)))
         return _failure_update(state, context.search, ToolError("auth", str(exc), transient=False), trace)
-    except ToolError as exc:  # the last attempt's error (tenacity re-raises it)
-        return _failure_update(state, backend_name, exc, trace)
+    hits = found[0]
+    if isinstance(hits, ToolError):  # the last attempt's error (tenacity re-raises it)
+        failed = _failure_update(state, backend_name, hits, trace)
+        return {**failed, "trace": trace + counter_trace}
+    if isinstance(hits, BaseException):
+        raise hits
+    trace += counter_trace
+    if len(found) > 1:
+        counter_hits = found[1]
+        if isinstance(counter_hits, BaseException) and not isinstance(counter_hits, ToolError):
+            raise counter_hits
 
     evidence = _evidence(claim.id, backend_name, hits)
+    if isinstance(counter_hits, list):
+        evidence += _counter_evidence(claim.id, backend_name, counter_hits, evidence)
     update: ClaimUpdate = {
         "claim_evidence": evidence,
         "evidence": {claim.id: evidence},
@@ -129,6 +160,15 @@ async def gather_evidence(state: ClaimState, runtime: Runtime[Context], *, resou
         update["verdicts"] = {claim.id: verdict}
         update["judge_failures"] = {claim.id: None}
     return update
+
+
+def _counter_evidence(claim_id: str, backend: str, hits: list[SearchHit], found: list[Evidence]) -> list[Evidence]:
+    seen = {item.url or item.text for item in found}
+    fresh = [hit for hit in hits if (hit.url or hit.text) not in seen]
+    return [
+        Evidence(id=f"{claim_id}-e{index}", claim_id=claim_id, backend=backend, found_by="counter", **hit.model_dump())
+        for index, hit in enumerate(fresh, start=len(found) + 1)
+    ]
 
 
 def route_after_evidence(state: ClaimState) -> AfterEvidence:
