@@ -129,6 +129,17 @@ def test_a_quote_gone_from_its_page_fails_the_report_unless_snippets_are_allowed
     assert unchecked.passed and unchecked.verdict_for("c1").page is None
 
 
+def test_the_audit_trail_lists_both_searches_and_the_page_check(bridge_check: PageServer, tmp_path) -> None:
+    from veracity.audit import audit_markdown
+    from veracity.evidence.counter import counter_query
+
+    report = veracity.check(OPENED, model="openai:gpt-4.1-mini", search_backoff=0.01,
+                            page_allowed_networks="127.0.0.1")
+    audit = audit_markdown(report)
+    assert f"- against it: “{counter_query(OPENED)}” (1 attempt(s), last ok: counter query: 0 item(s))" in audit
+    assert "Page check (live, " in audit and "verified_live: the quote is on the page; sha256 " in audit
+
+
 async def test_the_archive_copy_is_read_when_the_live_page_fails(fake_pages: PageServer) -> None:
     from urllib.parse import quote
 

@@ -46,6 +46,13 @@ def test_invoke_checks_against_the_source(offline_url: str) -> None:
     assert body["output"]["mode"] == "offline+source" and body["output"]["ok"] is False
 
 
+def test_audit_returns_the_report_with_its_markdown(offline_url: str) -> None:
+    body = post(offline_url, "/factcheck/audit", {"input": {"text": WRONG, "source_text": POLICY}}).json()
+    assert body["output"]["verdicts"][0]["label"] == "refuted"
+    assert body["report_md"].startswith("# Fact-check report") and WRONG in body["report_md"]
+    assert body["audit_md"].startswith("# Audit trail") and "## c1: " in body["audit_md"]
+
+
 def test_batch_keeps_the_input_order(offline_url: str) -> None:
     inputs = [{"text": FAITHFUL, "source_text": POLICY}, {"text": WRONG, "source_text": POLICY}]
     body = post(offline_url, "/factcheck/batch", {"inputs": inputs}).json()

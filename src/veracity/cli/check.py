@@ -203,6 +203,10 @@ def _archive_template(value: str | None) -> str | None:
 @click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
               help="Stop the whole check after this long (default: 600); claims not judged by then are "
                    "unverifiable and the report says so (exit 3).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Also write report.json, report.md (for readers) and audit.md (searches, evidence, the "
+                   "deciding passage, page checks, retries) into DIR; `veracity verify DIR/report.json` "
+                   "re-checks it later.")
 @click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON on stdout.")
 @click.option("--trace", "show_trace", is_flag=True,
               help="Also print the trace: step, attempt, outcome, tokens, seconds.")
@@ -218,7 +222,7 @@ def check_command(
     max_revisions: int | None, max_results: int | None, tavily_url: str | None, max_chars: int | None,
     today: datetime.datetime | None, verify_pages: bool | None, snapshots: Path | None, archive_url: str | None,
     allow_snippet_citations: bool | None,
-    deadline: float | None, as_json: bool, show_trace: bool,
+    deadline: float | None, out_dir: Path | None, as_json: bool, show_trace: bool,
     checkpoint: Path | None, thread_id: str | None, stream: bool,
 ) -> None:
     """Fact-check TEXT (use '-' to read standard input).
@@ -288,4 +292,14 @@ def check_command(
         from veracity.cli.tables import print_report
 
         print_report(Console(), report, show_trace=show_trace, seconds=seconds)
+    if out_dir is not None:
+        from veracity.audit import write_artefacts
+
+        try:
+            written = write_artefacts(report, out_dir)
+        except OSError as exc:
+            err.print(f"[bold red]error:[/] cannot write the audit files into {escape(str(out_dir))}: "
+                      f"{escape(exc.strerror or str(exc))}", highlight=False)
+            sys.exit(EXIT_USAGE)
+        err.print(f"wrote {', '.join(escape(str(path)) for path in written)}", highlight=False)
     sys.exit(exit_code(report))

@@ -14,3 +14,7 @@ COUNTER_TEMPLATE = "Is it false that {claim}? myth debunked correction"
 def counter_query(claim: str) -> str:
     """The query looking for evidence against `claim`."""
     return COUNTER_TEMPLATE.format(claim=claim.strip().rstrip(".!"))
+
+
+TRACE_PREFIX = "counter query: "
+"""How a trace record of the counter search begins, so its attempts read apart from the claim's own."""

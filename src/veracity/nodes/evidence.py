@@ -17,6 +17,7 @@ from veracity.context import Context
 from veracity.contracts import Evidence, SearchHit, ToolFailure, TraceRecord, Verdict
 from veracity.errors import ConfigurationError, ToolError
 from veracity.evidence.base import EvidenceBackend
+from veracity.evidence.counter import TRACE_PREFIX as COUNTER_TRACE_PREFIX
 from veracity.evidence.counter import counter_query
 from veracity.nodes.names import CALCULATE_CLAIM, END, GATHER_EVIDENCE, AfterEvidence, ClaimStart
 from veracity.nodes.timing import Stopwatch
@@ -125,7 +126,7 @@ async def gather_evidence(state: ClaimState, runtime: Runtime[Context], *, resou
             searches = [_search_with_retries(backend, claim.text, context, claim.id, trace, "")]
             if context.counter_search and backend_name == "web":
                 searches.append(_search_with_retries(backend, counter_query(claim.text), context, claim.id,
-                                                     counter_trace, "counter query: "))
+                                                     counter_trace, COUNTER_TRACE_PREFIX))
             found = await asyncio.gather(*searches, return_exceptions=True)
     except ConfigurationError as exc:
         trace.append(TraceRecord(step=GATHER_EVIDENCE, claim_id=claim.id, outcome="failed", reason=str(exc)))

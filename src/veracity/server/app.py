@@ -4,6 +4,7 @@ Routes (all JSON; errors are ``{"error": ..., "status": ...}``):
 
 * ``POST /factcheck/invoke``  ``{"input": {"text": ..., "source_text"?: ..., "search"?: ...}}``
   -> ``{"output": <report>, "metadata": {"run_id": ...}}``
+* ``POST /factcheck/audit``   as invoke, plus ``report_md`` and ``audit_md`` (see `veracity.audit`)
 * ``POST /factcheck/batch``   ``{"inputs": [<input>, ...]}`` -> ``{"output": [<report>, ...], "metadata": ...}``
 * ``POST /factcheck/stream``  server-sent events: ``metadata``, a ``progress`` event per
   `veracity.ProgressEvent` (claims found, each claim's verdict as it is reached, revise rounds),
@@ -192,6 +193,15 @@ def create_app(
         report = await run_check(body.input, thread_id=thread_id)
         metadata = {"run_id": str(uuid.uuid4()), **({"thread_id": thread_id} if checkpoint is not None else {})}
         return {"output": report.model_dump(mode="json"), "metadata": metadata}
+
+    @app.post("/factcheck/audit", dependencies=[Depends(one_check)], tags=["factcheck"])
+    async def audit(body: InvokeRequest) -> dict[str, Any]:
+        """Check one text; the output is the report, with its reader summary and audit trail as Markdown."""
+        from veracity.audit import audit_markdown, report_markdown
+
+        report = await run_check(body.input)
+        return {"output": report.model_dump(mode="json"), "report_md": report_markdown(report),
+                "audit_md": audit_markdown(report), "metadata": {"run_id": str(uuid.uuid4())}}
 
     @app.post("/factcheck/batch", tags=["factcheck"])
     async def batch(body: BatchRequest, client: str = Depends(authorised)) -> dict[str, Any]:
