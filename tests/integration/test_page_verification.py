@@ -168,3 +168,22 @@ async def test_snapshots_keep_the_page_as_read_under_its_hash(fake_pages: PageSe
 def test_an_archive_template_needs_the_url_placeholder() -> None:
     with pytest.raises(ValueError, match="must hold"):
         veracity.Context(page_archive_url="https://archive.example/web/")
+
+
+async def test_verify_rechecks_snapshots_and_live_pages(bridge_check: PageServer, tmp_path) -> None:
+    from veracity.audit.verify import verify_report
+
+    snapshots = tmp_path / "snapshots"
+    report = await veracity.acheck(OPENED, model="openai:gpt-4.1-mini", search_backoff=0.01,
+                                   page_allowed_networks="127.0.0.1", page_snapshots=str(snapshots))
+    page = report.verdicts[0].page
+    assert page is not None and page.snapshot and (snapshots / page.snapshot).exists()
+    loopback = FetchSettings(timeout=2.0, policy=AddressPolicy.parse("127.0.0.1"))
+    findings = await verify_report(report, snapshots=snapshots, live=True, settings=loopback)
+    assert all(finding.holds for finding in findings) and len(findings) == 4
+    (snapshots / page.snapshot).write_bytes(b"<html><body>edited</body></html>")
+    bridge_check.pages["/bridge"] = Page("<html><body><p>Story withdrawn.</p></body></html>")
+    findings = await verify_report(report, snapshots=snapshots, live=True, settings=loopback)
+    failed = [finding.what for finding in findings if not finding.holds]
+    assert len(failed) == 2
+    assert "does not match its recorded hash" in failed[0] and "not_found" in failed[1]

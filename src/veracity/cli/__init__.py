@@ -1,4 +1,4 @@
-"""The command line: `veracity check`, `ingest`, `kb`, `eval` and `serve`."""
+"""The command line: `veracity check`, `verify`, `ingest`, `kb`, `eval` and `serve`."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from veracity.cli.check import check_command
 from veracity.cli.eval import eval_command
 from veracity.cli.knowledge_base import ingest_command, kb_group
 from veracity.cli.serve import serve_command
+from veracity.cli.verify import verify_command
 
 __all__ = ["main"]
 
@@ -23,6 +24,7 @@ def main() -> None:
 
 
 main.add_command(check_command, name="check")
+main.add_command(verify_command, name="verify")
 main.add_command(ingest_command, name="ingest")
 main.add_command(kb_group, name="kb")
 main.add_command(eval_command, name="eval")
