@@ -211,6 +211,9 @@ class Verdict(BaseModel):
     page: PageCheck | None = Field(
         default=None, description="Web verdicts: the cited page fetched and the quote looked for on it."
     )
+    single_source: str | None = Field(
+        default=None, description="A supported web verdict whose evidence all comes from one site: that site."
+    )
 
     @property
     def shown_label(self) -> str:

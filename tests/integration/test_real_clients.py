@@ -137,6 +137,8 @@ def test_check_runs_through_the_real_openai_and_tavily_clients(
     assert_supported_with_served_quotes(report)
     assert [claim.source for claim in report.claims] == [c["source"] for c in EXTRACTION["claims"]]
     assert len(report.evidence) == 5  # four for the claims, one new page from the counter search
+    # Every page is served from one host here, so each supported verdict rests on a single site.
+    assert {verdict.single_source for verdict in report.verdicts} == {"127.0.0.1"}
     [myths] = [item for item in report.evidence if item.found_by == "counter"]
     assert myths.title == "Opera House myths" and myths.claim_id == "c2"
 

@@ -92,6 +92,8 @@ def _decision(report: Report, verdict: Verdict | None) -> list[str]:
                      f"({'verified in the evidence' if verdict.citation_verified else 'not verified'}).")
     if verdict.computation is not None:
         lines.append(f"Computed: {verdict.computation.text}")
+    if verdict.single_source:
+        lines.append(f"Single source: all of the claim's web evidence is from {verdict.single_source}.")
     if verdict.page is not None:
         page = verdict.page
         lines.append(f"Page check ({page.source}, {page.checked_at}): {page.outcome}: {page.reason}; "

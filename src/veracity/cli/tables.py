@@ -51,6 +51,8 @@ def verdict_table(report: Report) -> Table:
                 source = f"{source}\n{evidence.url}".strip()
             if evidence.found_by == "counter":
                 source += "\n(found by the search for evidence against the claim)"
+        if verdict.single_source:
+            source += f"\nsingle source: all evidence is from {verdict.single_source}"
         if verdict.page is not None:
             quote.append(f"\npage: {verdict.page.outcome.replace('_', ' ')}: {verdict.page.reason}",
                          style="green" if verdict.page.verified else "bold yellow")

@@ -2,11 +2,36 @@
 
 from __future__ import annotations
 
-from veracity.contracts import DeadlineFailure, Evaluation, GateFailure, Report, Summary, ToolFailure, TraceRecord
+from urllib.parse import urlsplit
+
+from veracity.contracts import (
+    DeadlineFailure,
+    Evaluation,
+    Evidence,
+    GateFailure,
+    Report,
+    Summary,
+    ToolFailure,
+    TraceRecord,
+    Verdict,
+)
 from veracity.nodes.names import FINALIZE_REPORT
 from veracity.nodes.timing import Stopwatch
 from veracity.scores import reliability, support_scores
 from veracity.state import FactCheckState
+
+
+def single_source(verdict: Verdict, evidence: list[Evidence]) -> str | None:
+    """The one site a supported web verdict's evidence all comes from, or None (several sites, or not web)."""
+    if verdict.label != "supported":
+        return None
+    sites = {_site(item.url) for item in evidence if item.backend == "web" and item.url}
+    return sites.pop() if len(sites) == 1 else None
+
+
+def _site(url: str) -> str:
+    host = (urlsplit(url).hostname or "").lower()
+    return host.removeprefix("www.")
 
 
 def build_report(state: FactCheckState, scores: dict[str, float | None] | None = None) -> Report:
@@ -14,8 +39,11 @@ def build_report(state: FactCheckState, scores: dict[str, float | None] | None =
     scores = scores or {}
     claims = state.get("claims", [])
     verdict_map = state.get("verdicts", {})
+    evidence_map = state.get("evidence", {})
     verdicts = [
-        verdict_map[c.id].model_copy(update={"support_score": scores.get(c.id)})
+        verdict_map[c.id].model_copy(update={"support_score": scores.get(c.id),
+                                             "single_source": single_source(verdict_map[c.id],
+                                                                            evidence_map.get(c.id, []))})
         for c in claims if c.id in verdict_map
     ]
     evidence = [item for c in claims for item in state.get("evidence", {}).get(c.id, [])]
