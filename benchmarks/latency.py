@@ -212,7 +212,9 @@ def make_scenario(seed: int, n: int, rep: int, args: argparse.Namespace) -> Scen
 # --------------------------------------------------------------------------- simulator
 
 _CLAIM_LINE = re.compile(r"^Claim(?: (c\d+))?: (.+)$", re.MULTILINE)
-_EVIDENCE = re.compile(r"^\[(c\d+)-e1\][^\n]*\n([^\n]+)$", re.MULTILINE)
+_EVIDENCE = re.compile(r"^<<<evidence (c\d+)-e1 (?P<fence>\w+)>>>[^\n]*\n(.*?)\n<<<end of evidence \1-e1 (?P=fence)>>>",
+                       re.MULTILINE | re.DOTALL)
+"""An evidence item as the judge prompt fences it (see `veracity.nodes.judge.format_evidence`)."""
 BATCH_MARKER = "Claims to judge"
 
 
@@ -223,7 +225,7 @@ def make_responder(scenario: Scenario):
         prompt = prompt_text(messages)
         if "Text to split into claims" in prompt:
             return scenario.extraction_reply()
-        evidence = dict(_EVIDENCE.findall(prompt))
+        evidence = {match.group(1): match.group(3) for match in _EVIDENCE.finditer(prompt)}
         claims = _CLAIM_LINE.findall(prompt)
         if BATCH_MARKER in prompt:
             return {"verdicts": [
