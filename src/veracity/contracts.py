@@ -39,6 +39,10 @@ class ExtractedClaim(BaseModel):
     source: NonBlank = Field(
         description="The exact, contiguous passage of the input text this claim comes from, copied verbatim."
     )
+    counter_query: str | None = Field(
+        default=None, description="A short web search query that would find evidence the claim is false: a "
+                                  "correction, a fact-check, or the true value.",
+    )
 
 
 SkipReason = Literal["opinion", "prediction"]
@@ -100,6 +104,10 @@ class Claim(BaseModel):
     source: str = Field(description="The passage of the input the claim came from.")
     span: tuple[int, int] = Field(
         description="Character offsets [start, end) of `source` in the input text."
+    )
+    counter_query: str | None = Field(
+        default=None, description="The extraction model's query for evidence against the claim; None: the "
+                                  "counter-evidence template is used.",
     )
 
 

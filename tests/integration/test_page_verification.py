@@ -136,7 +136,8 @@ def test_the_audit_trail_lists_both_searches_and_the_page_check(bridge_check: Pa
     report = veracity.check(OPENED, model="openai:gpt-4.1-mini", search_backoff=0.01,
                             page_allowed_networks="127.0.0.1")
     audit = audit_markdown(report)
-    assert f"- against it: “{counter_query(OPENED)}” (1 attempt(s), last ok: counter query: 0 item(s))" in audit
+    assert (f"- against it (from the template): “{counter_query(OPENED)}” (1 attempt(s), last ok: counter query: "
+            "0 item(s))") in audit
     assert "Page check (live, " in audit and "verified_live: the quote is on the page; sha256 " in audit
 
 

@@ -238,3 +238,18 @@ def test_tokens_of_a_rejected_reply_are_counted(fake_openai: FakeOpenAI) -> None
     gate = [r.outcome for r in report.trace if r.step == "extraction_gate"]
     calls = [r.outcome for r in report.trace if r.step == "extract_claims"]
     assert gate == ["retry", "ok"] and calls == ["ok", "ok"]
+
+
+@pytest.mark.usefixtures("scripted")
+def test_the_model_writes_the_counter_query_when_it_can(fake_openai: FakeOpenAI, fake_tavily: FakeTavily) -> None:
+    from veracity.audit import audit_markdown
+
+    opened = {**EXTRACTION["claims"][1], "counter_query": "Sydney Opera House opening date"}
+    written = {**EXTRACTION, "claims": [EXTRACTION["claims"][0], opened]}
+    fake_openai.extractions = [written]
+    report = run_check()
+    assert "counter_query" in fake_openai.prompts(extraction=True)[0]  # the prompt asks for it
+    assert fake_tavily.queries() == {DESIGNED: 1, OPENED: 1, counter_query(DESIGNED): 1,
+                                     "Sydney Opera House opening date": 1}
+    assert [claim.counter_query for claim in report.claims] == [None, "Sydney Opera House opening date"]
+    assert "- against it (written by the model): “Sydney Opera House opening date”" in audit_markdown(report)

@@ -63,7 +63,9 @@ def _claim_section(report: Report, claim: Claim) -> list[str]:
     lines.append(f"- the claim: “{claim.text}” ({_attempts(own)})" if own
                  else "- none (computed, or evidence carried over)")
     if counter:
-        lines.append(f"- against it: “{counter_query(claim.text)}” ({_attempts(counter)})")
+        by = "written by the model" if claim.counter_query else "from the template"
+        lines.append(f"- against it ({by}): “{claim.counter_query or counter_query(claim.text)}” "
+                     f"({_attempts(counter)})")
     evidence = [item for item in report.evidence if item.claim_id == claim.id]
     lines += ["", "Evidence considered:" if evidence else "No evidence was considered."]
     for item in evidence:

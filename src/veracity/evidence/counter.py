@@ -2,7 +2,9 @@
 
 A search for the claim's own words finds pages that repeat it. Asking, next to it, whether the
 claim is false (or a myth, or debunked) brings up fact-check pages and corrections, so the judge
-weighs both sides instead of only the side the claim was written from.
+weighs both sides instead of only the side the claim was written from. In LLM mode the
+extraction model writes the query with each claim (`Claim.counter_query`); this template is
+used when it did not, and offline.
 """
 
 from __future__ import annotations

@@ -125,7 +125,8 @@ async def gather_evidence(state: ClaimState, runtime: Runtime[Context], *, resou
             backend_name = backend.name
             searches = [_search_with_retries(backend, claim.text, context, claim.id, trace, "")]
             if context.counter_search and backend_name == "web":
-                searches.append(_search_with_retries(backend, counter_query(claim.text), context, claim.id,
+                searches.append(_search_with_retries(backend, claim.counter_query or counter_query(claim.text),
+                                                     context, claim.id,
                                                      counter_trace, COUNTER_TRACE_PREFIX))
             found = await asyncio.gather(*searches, return_exceptions=True)
     except ConfigurationError as exc:

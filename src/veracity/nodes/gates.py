@@ -74,7 +74,8 @@ def claims_from_output(output: ExtractionOutput, text: str) -> tuple[list[Claim]
             continue
         seen.add(key)
         cursor = span[0]
-        claims.append(Claim(id=f"c{len(claims) + 1}", text=item.claim, source=text[span[0]:span[1]], span=span))
+        claims.append(Claim(id=f"c{len(claims) + 1}", text=item.claim, source=text[span[0]:span[1]], span=span,
+                            counter_query=(item.counter_query or "").strip() or None))
     return claims, None
 
 

@@ -20,6 +20,10 @@ Rules:
   "opinion" or "prediction". If nothing is checkable, `claims` is an empty list.
 - For every claim, `source` is the passage of the text it comes from, copied character for
   character (usually the sentence or clause). It must be a contiguous part of the text.
+- For every claim, `counter_query` is a short web search query that would find evidence the
+  claim is false: a correction, a fact-check, or the true value ("The Eiffel Tower is in Rome."
+  -> "Eiffel Tower location city").
 
 Reply only with the structured result:
-{"claims": [{"claim": "...", "source": "..."}], "skipped": [{"source": "...", "reason": "opinion"}]}."""
+{"claims": [{"claim": "...", "source": "...", "counter_query": "..."}],
+ "skipped": [{"source": "...", "reason": "opinion"}]}."""
