@@ -352,6 +352,7 @@ class Report(BaseModel):
     tokens_out: int = 0
     revisions: int = Field(default=0, description="How many revise rounds ran.")
     mode: str = Field(default="", description="How the check ran, e.g. 'llm+web' or 'offline+kb'.")
+    model: str = Field(default="", description="The model that extracted and judged: its name, or 'offline'.")
     evidence_coverage: float | None = Field(
         default=None, description="Supported claims / all claims (a heuristic; refuted claims lower it)."
     )

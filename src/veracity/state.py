@@ -84,6 +84,7 @@ class FactCheckState(TopLevelResults, total=False):
 
     text: str
     mode: str
+    model: str
     source_mode: bool
     claims: list[Claim]
     skipped: list[Skipped]

@@ -42,8 +42,10 @@ def test_the_three_artefacts_describe_the_check(scripted: FakeWorld, tmp_path: P
     for expected in ("## c1: Canberra is the capital of Australia.", "- the claim: “Canberra is the capital of "
                      "Australia.” (1 attempt(s), last ok: 1 item(s))", "`c1-e1` Australia note",
                      f"Deciding passage: `c1-e1`, quote “{NOTE}” (verified in the evidence)",
-                     "Judge retries:", "attempt 1: retry:", f"mode `{report.mode}`"):
+                     "Judge retries:", "attempt 1: retry:", f"mode `{report.mode}`",
+                     f"model `{report.model}`"):
         assert expected in audit
+    assert report.model == "custom:ScriptedChatModel"
     assert not list((tmp_path / "audit").glob(".*.part"))
 
 

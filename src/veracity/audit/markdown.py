@@ -43,7 +43,8 @@ def audit_markdown(report: Report, *, written_at: str | None = None) -> str:
     """Per claim: searches, evidence, the deciding passage, the page check, retries; then how the check ran."""
     written_at = written_at or datetime.now(UTC).isoformat(timespec="seconds")
     lines = ["# Audit trail", "",
-             f"- veracity {version('veracity')}, mode `{report.mode}`, written {written_at}",
+             f"- veracity {version('veracity')}, model `{report.model or 'unknown'}`, mode `{report.mode}`, "
+             f"written {written_at}",
              f"- outcome: {report.outcome}; revise rounds: {report.revisions}; "
              f"tokens in/out: {report.tokens_in}/{report.tokens_out}", ""]
     for claim in report.claims:

@@ -73,7 +73,8 @@ async def extract_claims(state: FactCheckState, runtime: Runtime[Context], *, re
     attempt = state.get("extraction_attempt", 0) + 1
     watch = Stopwatch()
     mode = resources.mode(context)
-    base: FactCheckState = {"extraction_attempt": attempt, "mode": mode.label, "source_mode": mode.source}
+    base: FactCheckState = {"extraction_attempt": attempt, "mode": mode.label, "model": mode.model,
+                            "source_mode": mode.source}
     problem = input_problem(state.get("text"), context.max_text_chars)
     if problem:
         failure = GateFailure(step="input", attempts=1, errors=[problem], message=f"input rejected: {problem}")

@@ -79,6 +79,7 @@ def build_report(state: FactCheckState, scores: dict[str, float | None] | None =
         tokens_out=sum(r.tokens_out for r in trace),
         revisions=state.get("revision", 0),
         mode=state.get("mode", ""),
+        model=state.get("model", ""),
         message=state.get("message"),
         evidence_coverage=scored.evidence_coverage,
         average_similarity=scored.average_similarity,
