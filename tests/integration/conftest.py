@@ -23,7 +23,8 @@ from typing import Any
 import pytest
 from pytest_socket import enable_socket, socket_allow_hosts
 
-LOOPBACK = ["127.0.0.1", "localhost"]
+LOOPBACK = ["127.0.0.1", "127.0.0.2", "localhost"]
+"""Where tests may connect: the loopback interface (127.0.0.2 hosts a second web server for the address guard)."""
 
 OPENAI_KEY = "test-key"
 TAVILY_KEY = "tvly-test"
@@ -322,9 +323,9 @@ class Page:
 
 
 class PageServer:
-    """A threaded web server on 127.0.0.1 serving `pages` by path (GET), for page verification."""
+    """A threaded web server on loopback (127.0.0.1 unless `host` says) serving `pages` by path (GET)."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1") -> None:
         self.pages: dict[str, Page] = {}
         self.hits: Counter[str] = Counter()
         server = self
@@ -350,7 +351,7 @@ class PageServer:
             def log_message(self, format: str, *args: Any) -> None:
                 """Keep test output quiet."""
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = ThreadingHTTPServer((host, 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                         daemon=True)

@@ -77,6 +77,17 @@ async def test_a_redirect_to_a_refused_address_is_not_followed(fake_pages: PageS
     assert "is not fetched" in page.reason or "only http and https" in page.reason
 
 
+async def test_a_redirect_to_127_0_0_1_is_blocked_when_only_the_page_s_address_is_allowed(
+        fake_pages: PageServer) -> None:
+    with PageServer(host="127.0.0.2") as public:  # stands for a public site: its address alone is allowed
+        public.pages["/jump"] = Page("", status=302, headers={"location": fake_pages.base_url + "/bridge"})
+        fake_pages.pages["/bridge"] = Page(ARTICLE)
+        settings = FetchSettings(timeout=2.0, policy=AddressPolicy.parse("127.0.0.2"))
+        page = await check_page(CLAIM, supported(), public.base_url + "/jump", settings)
+    assert page.outcome == "fetch_failed" and "127.0.0.1 is a loopback address" in page.reason
+    assert public.hits["/jump"] == 1 and fake_pages.hits["/bridge"] == 0
+
+
 async def test_loopback_is_refused_unless_allowed(fake_pages: PageServer) -> None:
     fake_pages.pages["/bridge"] = Page(ARTICLE)
     page = await check(fake_pages, "/bridge", FetchSettings(timeout=2.0))
