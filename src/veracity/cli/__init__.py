@@ -1,9 +1,10 @@
-"""The command line: `veracity check`, `verify`, `ingest`, `kb`, `eval` and `serve`."""
+"""The command line: `veracity check`, `batch`, `verify`, `ingest`, `kb`, `eval` and `serve`."""
 
 from __future__ import annotations
 
 import click
 
+from veracity.cli.batch import batch_command
 from veracity.cli.check import check_command
 from veracity.cli.eval import eval_command
 from veracity.cli.knowledge_base import ingest_command, kb_group
@@ -24,6 +25,7 @@ def main() -> None:
 
 
 main.add_command(check_command, name="check")
+main.add_command(batch_command, name="batch")
 main.add_command(verify_command, name="verify")
 main.add_command(ingest_command, name="ingest")
 main.add_command(kb_group, name="kb")

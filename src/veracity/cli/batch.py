@@ -1,0 +1,109 @@
+"""Command-line interface: `veracity batch`, many texts in one run."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.markup import escape
+
+BATCH_EPILOG = """\b
+IN: .jsonl (one object per line) or .csv (with a header); the text is in the
+'text' field (--text-field), with an optional 'id' and 'source' (a source text
+to check against, as `check --source`).
+\b
+OUT: one JSON line per row, {"id", "line", "report"} or {"id", "line", "error"},
+appended as rows finish. Rerunning skips the rows already in OUT (by id, or by a
+hash of text and source), so an interrupted run (Ctrl-C) is finished by running
+it again.
+\b
+Exit codes:
+  0  every row was checked
+  2  bad input or configuration (nothing ran)
+  3  some rows could not be checked (their errors are in OUT)"""
+
+
+@click.command(epilog=BATCH_EPILOG)
+@click.argument("in_file", metavar="IN", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--out", "out_file", required=True, type=click.Path(dir_okay=False, path_type=Path), metavar="OUT",
+              help="JSONL file of reports (appended; rows already there are skipped).")
+@click.option("--summary", "summary_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              metavar="CSV", help="Also write a CSV with one line per row of OUT: id, outcome and counts.")
+@click.option("--concurrency", "-c", type=click.IntRange(1, 64), default=4, show_default=True,
+              help="Checks run at the same time.")
+@click.option("--text-field", default="text", show_default=True, help="The field (or CSV column) holding the text.")
+@click.option("--model", "-m", default=None, metavar="PROVIDER:MODEL", help="As `veracity check --model`.")
+@click.option("--search", "-s", type=click.Choice(["auto", "web", "kb", "source"]), default="auto",
+              show_default=True, help="As `veracity check --search` (rows with a source are checked against it).")
+@click.option("--kb", "kb_path", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Knowledge base folder (default: $VERACITY_KB or the user data folder).")
+def batch_command(in_file: Path, out_file: Path, summary_file: Path | None, concurrency: int, text_field: str,
+                  model: str | None, search: str, kb_path: Path | None) -> None:
+    """Fact-check every row of IN and write the reports to OUT, a few at a time, resumably."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from veracity.batch import abatch, read_rows
+    from veracity.errors import ConfigurationError
+
+    err = Console(stderr=True)
+    settings: dict[str, Any] = {k: v for k, v in (("model", model), ("search", search),
+                                                   ("kb_path", str(kb_path) if kb_path else None)) if v is not None}
+    try:
+        total = sum(1 for _ in read_rows(in_file, text_field=text_field))
+    except (ValueError, OSError) as exc:
+        err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+        sys.exit(2)
+    claims = [0]
+    columns = (TextColumn("[bold]batch[/]"), BarColumn(), TextColumn("{task.completed}/{task.total} rows"),
+               TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
+    with Progress(*columns, console=err, transient=False, disable=not err.is_terminal) as progress:
+        task = progress.add_task("rows", total=total, rate="")
+
+        def on_row(_row: Any, record: dict[str, Any]) -> None:
+            claims[0] += len(record.get("report", {}).get("claims", []))
+            elapsed = progress.tasks[0].elapsed or 0.0
+            rate = f"{claims[0] / elapsed:.1f} claims/s" if elapsed else ""
+            progress.update(task, advance=1, rate=rate)
+
+        try:
+            summary = asyncio.run(abatch(in_file, out_file, concurrency=concurrency, text_field=text_field,
+                                         on_row=on_row, **settings))
+        except ConfigurationError as exc:
+            err.print(f"[bold red]not configured:[/] {escape(str(exc))}", highlight=False)
+            sys.exit(2)
+        progress.update(task, completed=summary.skipped + summary.checked)
+    err.print(f"{summary.rows} row(s): {summary.checked} checked ({summary.failed} failed), {summary.skipped} "
+              f"already in {escape(str(out_file))}; {summary.claims} claim(s) in {summary.seconds:.1f} s",
+              highlight=False)
+    for failure in summary.failures:
+        err.print(f"  - {escape(failure)}", highlight=False)
+    if summary_file is not None:
+        write_summary(out_file, summary_file)
+    sys.exit(3 if summary.failed else 0)
+
+
+SUMMARY_COLUMNS = ("id", "line", "outcome", "claims", "supported", "refuted", "unverifiable", "failures", "error")
+
+
+def write_summary(out_file: Path, summary_file: Path) -> None:
+    """One CSV line per line of the output file: its id, outcome and counts (or its error)."""
+    from veracity.contracts import Report
+
+    with out_file.open(encoding="utf-8") as lines, summary_file.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=SUMMARY_COLUMNS)
+        writer.writeheader()
+        for raw in lines:
+            record = json.loads(raw)
+            report = record.get("report")
+            counts = report["summary"] if report else {}
+            writer.writerow({"id": record["id"], "line": record.get("line"),
+                             "outcome": Report.model_validate(report).outcome if report else "error",
+                             **{k: counts.get(k, "") for k in ("claims", "supported", "refuted", "unverifiable",
+                                                               "failures")},
+                             "error": record.get("error", "")})
