@@ -28,11 +28,12 @@ What is measured
      by this process before, so every claim's query embedding is an embedder-cache miss;
      evidence sentences retrieved earlier may be cached (as in any long-running process);
    * **repeated passes** (``--rounds`` - 1 of them): the same 20 paragraphs again, same order.
-     Claims and evidence are then served from the embedder's LRU cache: this is the
-     best case, reported separately, never mixed into the first-pass figure;
+     Claims and evidence are then served from the embedder's LRU cache, and the judgements
+     from the offline judge's memory: this is the best case, reported separately, never mixed
+     into the first-pass figure;
    * **cold-cache pass**: the 20 paragraphs again with the embedder cache emptied before each
      check (``_cache.clear()`` on every ``Embedder`` the process made, a private attribute touched
-     here only), the
+     here only, and the offline judge's memory of past judgements emptied too), the
      worst case for a warm process: every text the judge scores is embedded again except the
      sentence vectors the knowledge-base search itself primes.
 
@@ -740,6 +741,13 @@ def child_check(config: dict) -> dict:
             run["component_counts"] = dict(recorder.counts)
         return run
 
+    def forget_judgements() -> None:
+        from veracity.runtime.resources import _offline_judge
+
+        judge = _offline_judge()
+        with judge._judgements_lock:
+            judge._judgements.clear()
+
     started = time.perf_counter()
     warmup = one(WARMUP_PARAGRAPH)
     warmup["wall_ms_total"] = (time.perf_counter() - started) * 1000
@@ -758,6 +766,7 @@ def child_check(config: dict) -> dict:
                     if (embedder := reference()) is not None:
                         with embedder._cache_lock:
                             embedder._cache.clear()
+                forget_judgements()  # the judge's own memory of claims it has judged, too
                 runs.append(one(text))
             passes["cold_cache"] = runs
     isolated = isolated_costs(kb_path, paragraphs) if config.get("isolated") else None

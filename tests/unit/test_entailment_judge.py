@@ -329,3 +329,33 @@ def test_a_negation_elsewhere_in_a_window_does_not_override() -> None:
     assert decision.label == "supported" and decision.candidate is sentence  # ... but the sentence decides
     alone = EntailmentDecider(SETTINGS).decide(claim, [window])
     assert alone.label == "refuted" and alone.reason.startswith("negation mismatch")  # a deciding window is checked
+
+
+# --------------------------------------------------------------------------- judgements kept in memory
+
+
+def test_the_same_claim_on_the_same_evidence_is_judged_once() -> None:
+    fresh = EntailmentJudge()
+    items = [demo_note("sydney-opera-house")]
+    first = fresh.judge("The Sydney Opera House opened in 1973.", items)
+    calls = []
+    original = fresh.candidates
+    fresh.candidates = lambda claim, evidence: calls.append(claim) or original(claim, evidence)  # type: ignore[method-assign]
+    again = fresh.judge("The Sydney Opera House opened in 1973.", items)
+    assert again == first and calls == [] and fresh.judgements_reused == 1
+    again["label"] = "edited"  # a caller's copy, not the remembered one
+    assert fresh.judge("The Sydney Opera House opened in 1973.", items)["label"] == first["label"]
+    renamed = [Evidence(**{**items[0].model_dump(), "id": "c1-e9"})]
+    assert fresh.judge("The Sydney Opera House opened in 1973.", renamed)["evidence_id"] == "c1-e9"
+    assert calls == ["The Sydney Opera House opened in 1973."]  # other ids: judged again
+
+
+def test_the_memory_is_bounded() -> None:
+    small = EntailmentJudge()
+    small._remembered = 2
+    items = [demo_note("australia")]
+    for claim in ("Canberra is the capital of Australia.", "Sydney is in Australia.", "Perth is in Australia."):
+        small.judge(claim, items)
+    assert len(small._judgements) == 2
+    small.judge("Canberra is the capital of Australia.", items)  # the oldest was forgotten
+    assert small.judgements_reused == 0

@@ -19,6 +19,8 @@ page costs at most about 3 x `MAX_SENTENCES_PER_ITEM` embeddings.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -85,13 +87,27 @@ def same_paragraph(text: str, first: Sentence, second: Sentence) -> bool:
     return _BLANK_LINE.search(text, first.end, second.start) is None
 
 
+JUDGEMENTS_REMEMBERED = 4096
+"""Judgements an offline judge keeps in memory by default (claim and evidence as the key)."""
+
+
 class OfflineJudge:
     """Judges a claim against its evidence with local embeddings and a `Decider` (the heuristic one by default)."""
 
-    def __init__(self, *, embedder: Embedder | None = None, decider: Decider | None = None) -> None:
-        """`embedder` defaults to `default_embedder()` (loaded on first use); `decider` to `HeuristicDecider()`."""
+    def __init__(self, *, embedder: Embedder | None = None, decider: Decider | None = None,
+                 remembered: int = JUDGEMENTS_REMEMBERED) -> None:
+        """`embedder` defaults to `default_embedder()` (loaded on first use); `decider` to `HeuristicDecider()`.
+
+        The last `remembered` judgements are kept in memory: the judge is deterministic, so the
+        same claim on the same evidence (a rerun, a batch repeating a text) is answered at once.
+        """
         self._embedder = embedder
         self.decider: Decider = decider or HeuristicDecider()
+        self._judgements: OrderedDict[tuple[object, ...], dict[str, Any]] = OrderedDict()
+        self._remembered = remembered
+        self._judgements_lock = threading.Lock()
+        self.judgements_reused = 0
+        """How many judgements came from memory (for tests and benchmarks)."""
 
     @property
     def embedder(self) -> Embedder:
@@ -133,11 +149,24 @@ class OfflineJudge:
         the judge is deterministic, and its quotes are exact slices of the evidence, so a
         retry would return the same answer.
         """
+        key = (claim, tuple((item.id, item.title, item.url, item.text) for item in evidence))
+        with self._judgements_lock:
+            remembered = self._judgements.get(key)
+            if remembered is not None:
+                self._judgements.move_to_end(key)
+                self.judgements_reused += 1
+                return dict(remembered)
         subject = claim_subject(claim)
         relevant = on_topic(subject, evidence, lambda item: self.closeness(claim, item))
         if not relevant:
-            return JudgeOutput(label="unverifiable", reason=off_topic_reason(subject, evidence)).model_dump()
-        return self.output(claim, self.candidates(claim, relevant))
+            answer = JudgeOutput(label="unverifiable", reason=off_topic_reason(subject, evidence)).model_dump()
+        else:
+            answer = self.output(claim, self.candidates(claim, relevant))
+        with self._judgements_lock:
+            self._judgements[key] = dict(answer)
+            while len(self._judgements) > self._remembered:
+                self._judgements.popitem(last=False)
+        return answer
 
     def closeness(self, claim: str, item: Evidence) -> float:
         """The cosine of `claim` against the item's closest quotable sentence (0.0 for an item with none)."""
