@@ -81,8 +81,8 @@ def _claim_section(report: Report, claim: Claim) -> list[str]:
 
 
 def _attempts(records: list[TraceRecord]) -> str:
-    outcome = records[-1].outcome if records else "not run"
-    return f"{len(records)} attempt(s), last {outcome}: {records[-1].reason}" if records else outcome
+    """How a search went, from its trace records (at least one)."""
+    return f"{len(records)} attempt(s), last {records[-1].outcome}: {records[-1].reason}"
 
 
 def _decision(report: Report, verdict: Verdict | None) -> list[str]:

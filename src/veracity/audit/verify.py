@@ -20,10 +20,9 @@ from pathlib import Path
 
 from veracity.calculator import calculate
 from veracity.citations import quote_problem
-from veracity.contracts import Report, Verdict
+from veracity.contracts import PAGE_VERIFIED, Report, Verdict
 from veracity.nodes.calculate import computation_of
-from veracity.pages import FetchSettings, check_page
-from veracity.pages.match import page_text, quote_on_page
+from veracity.pages import FetchSettings, check_page, examine_page
 
 
 @dataclass(frozen=True)
@@ -82,11 +81,11 @@ def _verdict_findings(report: Report, verdict: Verdict, snapshots: Path | None) 
                              f"computation run again gives {answer.label + ': ' + answer.text if answer else 'nothing'}"
                              f", not {verdict.label}: {verdict.computation.text}", same))
     if snapshots is not None and verdict.page is not None and verdict.page.snapshot:
-        found.append(_snapshot(claim.id, verdict, snapshots / verdict.page.snapshot))
+        found.append(_snapshot(claim.id, claim.text, verdict, snapshots / verdict.page.snapshot))
     return found
 
 
-def _snapshot(claim_id: str, verdict: Verdict, path: Path) -> Finding:
+def _snapshot(claim_id: str, claim_text: str, verdict: Verdict, path: Path) -> Finding:
     page = verdict.page
     assert page is not None
     try:
@@ -95,9 +94,9 @@ def _snapshot(claim_id: str, verdict: Verdict, path: Path) -> Finding:
         return Finding(claim_id, f"snapshot {path.name} cannot be read: {exc.strerror or exc}", False)
     if hashlib.sha256(raw).hexdigest() != page.sha256:
         return Finding(claim_id, f"snapshot {path.name} does not match its recorded hash", False)
-    outcome, _ = quote_on_page(verdict.quote or "", page_text(raw.decode("utf-8", "replace"),
-                                                              "text/plain" if path.suffix == ".txt" else "text/html"))
-    holds = outcome in ("verified_live", "verified_fragment")
+    content_type = "text/plain" if path.suffix == ".txt" else "text/html"
+    outcome, *_ = examine_page(claim_text, verdict, raw.decode("utf-8", "replace"), content_type)
+    holds = outcome in PAGE_VERIFIED
     return Finding(claim_id, f"snapshot {path.name} carries the quote ({outcome})" if holds
                    else f"snapshot {path.name} does not carry the quote ({outcome})", holds)
 

@@ -17,12 +17,12 @@ from typing import Literal
 from urllib.parse import quote
 
 from veracity.citations import normalize
-from veracity.contracts import PageCheck, PageOutcome, Verdict
+from veracity.contracts import PAGE_VERIFIED, PageCheck, PageOutcome, Verdict
 from veracity.pages.addresses import AddressPolicy
 from veracity.pages.fetch import FetchedPage, FetchFailed, FetchSettings, fetch_page, page_client
 from veracity.pages.match import excerpt_around, page_text, quote_on_page
 
-__all__ = ["AddressPolicy", "FetchSettings", "check_page"]
+__all__ = ["AddressPolicy", "FetchSettings", "check_page", "examine_page"]
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
@@ -47,9 +47,9 @@ async def check_page(claim_text: str, verdict: Verdict, url: str, settings: Fetc
                 return PageCheck(outcome="fetch_failed", url=url, checked_at=checked_at,
                                  reason=f"{live}; the archive copy failed too: {archived}")
             source = "archive"
-    outcome, share, reason, excerpt = await asyncio.to_thread(_examine, claim_text, verdict, page.body,
+    outcome, share, reason, excerpt = await asyncio.to_thread(examine_page, claim_text, verdict, page.body,
                                                               page.content_type)
-    if page.truncated and outcome not in ("verified_live", "verified_fragment"):
+    if page.truncated and outcome not in PAGE_VERIFIED:
         reason += f" (only its first {settings.max_bytes:,} bytes were read)"
     if source == "archive":
         reason += " (on the archive's copy; the live page could not be fetched)"
@@ -71,17 +71,22 @@ def _keep(page: FetchedPage, folder: Path) -> str:
     return name
 
 
-def _examine(claim_text: str, verdict: Verdict, body: str, content_type: str) -> tuple[PageOutcome, float, str, str]:
-    """Outcome, share of the quote found, reason and excerpt for a fetched page (CPU work, run in a thread)."""
+def examine_page(claim_text: str, verdict: Verdict, body: str,
+                 content_type: str) -> tuple[PageOutcome, float, str, str]:
+    """Outcome, share of the quote found, reason and excerpt for a page's body (CPU work: run it in a thread).
+
+    `check_page` uses it on the page it fetched, `veracity verify` on a kept snapshot, so both
+    come to the same outcome for the same page.
+    """
     quote = verdict.quote or ""
     text = page_text(body, content_type)
     outcome, share = quote_on_page(quote, text)
     reason = {"verified_live": "the quote is on the page",
               "verified_fragment": f"{share:.0%} of the quote's words are on the page, in order",
               "partial": f"only {share:.0%} of the quote's words are on the page",
-              "not_found": "the quote is not on the page", "fetch_failed": "the page was not fetched"}[outcome]
+              "not_found": "the quote is not on the page"}[outcome]
     missing = _missing_numbers(claim_text, text) if verdict.label == "supported" else []
-    if missing and outcome in ("verified_live", "verified_fragment"):
+    if missing and outcome in PAGE_VERIFIED:
         outcome, reason = "partial", f"{reason}, but the claim's {', '.join(missing)} is not"
     return outcome, share, reason, excerpt_around(quote, text)
 

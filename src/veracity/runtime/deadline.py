@@ -33,7 +33,9 @@ class PartialRun:
     def updates(self, chunk: dict[str, Any]) -> None:
         """One or more nodes' updates; per-claim results are merged as the graph's reducers would."""
         for update in chunk.values():
-            for key, value in (update or {}).items() if isinstance(update, dict) else ():
+            if not isinstance(update, dict):
+                continue  # a node that returned nothing, or a command
+            for key, value in update.items():
                 if key in _PER_CLAIM and isinstance(value, dict):
                     merged = {**self.state.get(key, {}), **value}
                     self.state[key] = {k: v for k, v in merged.items() if v is not None}
