@@ -11,12 +11,16 @@ pytest_plugins = ["tests.unit.kb_fixtures"]
 
 @pytest.fixture(autouse=True)
 def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Force LangSmith tracing off, hide any real keys or endpoints, and keep the user's knowledge base out of reach."""
+    """Force tracing off, hide real keys and endpoints, and keep the user's knowledge base and cache out of reach.
+
+    Each test gets its own empty cache file, so no test is answered from another's model calls.
+    """
     for name in ("LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2", "LANGCHAIN_TRACING"):
         monkeypatch.setenv(name, "false")
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "TAVILY_API_BASE_URL", "LANGSMITH_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("VERACITY_KB", str(tmp_path_factory.mktemp("default-kb") / "kb"))
+    monkeypatch.setenv("VERACITY_CACHE", str(tmp_path_factory.mktemp("cache") / "cache.sqlite"))
 
 
 @pytest.fixture

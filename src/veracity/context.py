@@ -102,6 +102,18 @@ class Context:
         default=600.0, metadata={"description": "Seconds a whole check may take; past it, claims not judged yet "
                                                 "are unverifiable and the report carries a DeadlineFailure."}
     )
+    cache: bool = field(
+        default=True, metadata={"description": "Keep model answers and web searches in the cache file and reuse "
+                                               "them: an identical call is answered from there."}
+    )
+    cache_path: str | None = field(
+        default=None, metadata={"description": "The cache file. Default: $VERACITY_CACHE, else cache.sqlite in the "
+                                               "per-user data folder."}
+    )
+    search_cache_ttl: int = field(
+        default=7 * 24 * 3600, metadata={"description": "Seconds a cached web search is reused (default 7 days); "
+                                                        "0 searches afresh every time."}
+    )
     search_backoff: float = field(
         default=0.5, metadata={"description": "Initial back-off in seconds between search attempts (exponential)."}
     )
@@ -127,6 +139,8 @@ class Context:
         """Reject a `today` that is not a YYYY-MM-DD date, or a deadline that is not positive, before any work."""
         if self.page_archive_url is not None and "{url}" not in self.page_archive_url:
             raise ValueError(f"page_archive_url must hold '{{url}}', got {self.page_archive_url!r}")
+        if self.search_cache_ttl < 0:
+            raise ValueError(f"search_cache_ttl must be 0 or more seconds, got {self.search_cache_ttl!r}")
         if not self.check_deadline > 0:
             raise ValueError(f"check_deadline must be a positive number of seconds, got {self.check_deadline!r}")
         if self.today is not None:

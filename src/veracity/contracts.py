@@ -308,6 +308,8 @@ class TraceRecord(BaseModel):
     tokens_in: int = 0
     tokens_out: int = 0
     seconds: float = 0.0
+    cache: Literal["hit", "miss"] | None = None
+    """For a model call or web search: answered from the cache ('hit'), or made and then kept ('miss')."""
 
 
 class Summary(BaseModel):

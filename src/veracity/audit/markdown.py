@@ -82,7 +82,8 @@ def _claim_section(report: Report, claim: Claim) -> list[str]:
 
 def _attempts(records: list[TraceRecord]) -> str:
     """How a search went, from its trace records (at least one)."""
-    return f"{len(records)} attempt(s), last {records[-1].outcome}: {records[-1].reason}"
+    cached = " (answered from the cache)" if records[-1].cache == "hit" else ""
+    return f"{len(records)} attempt(s), last {records[-1].outcome}: {records[-1].reason}{cached}"
 
 
 def _decision(report: Report, verdict: Verdict | None) -> list[str]:

@@ -1,10 +1,11 @@
-"""The command line: `veracity check`, `batch`, `verify`, `ingest`, `kb`, `eval` and `serve`."""
+"""The command line: `veracity check`, `batch`, `verify`, `ingest`, `kb`, `eval`, `serve` and `cache`."""
 
 from __future__ import annotations
 
 import click
 
 from veracity.cli.batch import batch_command
+from veracity.cli.cache import cache_group
 from veracity.cli.check import check_command
 from veracity.cli.eval import eval_command
 from veracity.cli.knowledge_base import ingest_command, kb_group
@@ -31,3 +32,4 @@ main.add_command(ingest_command, name="ingest")
 main.add_command(kb_group, name="kb")
 main.add_command(eval_command, name="eval")
 main.add_command(serve_command, name="serve")
+main.add_command(cache_group, name="cache")

@@ -203,6 +203,13 @@ def _archive_template(value: str | None) -> str | None:
 @click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
               help="Stop the whole check after this long (default: 600); claims not judged by then are "
                    "unverifiable and the report says so (exit 3).")
+@click.option("--no-cache", "no_cache", is_flag=True,
+              help="Neither read nor fill the cache: ask the model and search afresh (see `veracity cache`).")
+@click.option("--cache", "cache_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              metavar="FILE", help="The cache file for model answers and web searches (default: $VERACITY_CACHE, "
+                                   "else cache.sqlite in the user data folder).")
+@click.option("--search-cache-ttl", type=click.IntRange(0), default=None, metavar="SECONDS",
+              help="How long a cached web search is reused (default: 604800, 7 days; 0: always search afresh).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Also write report.json, report.md (for readers) and audit.md (searches, evidence, the "
                    "deciding passage, page checks, retries) into DIR; `veracity verify DIR/report.json` "
@@ -221,7 +228,7 @@ def check_command(
     text: str | None, model: str | None, search: str, source_file: Path | None, kb_path: Path | None,
     max_revisions: int | None, max_results: int | None, tavily_url: str | None, max_chars: int | None,
     today: datetime.datetime | None, verify_pages: bool | None, snapshots: Path | None, archive_url: str | None,
-    allow_snippet_citations: bool | None,
+    allow_snippet_citations: bool | None, no_cache: bool, cache_path: Path | None, search_cache_ttl: int | None,
     deadline: float | None, out_dir: Path | None, as_json: bool, show_trace: bool,
     checkpoint: Path | None, thread_id: str | None, stream: bool,
 ) -> None:
@@ -238,6 +245,10 @@ def check_command(
     evidence from the knowledge base (see `veracity ingest`). OPENAI_API_KEY (or --model)
     switches to a chat model; TAVILY_API_KEY (or --search web) to web search. The first
     line on stderr says which mode runs.
+
+    Model answers and web searches are kept in a cache file, so checking the same text
+    again costs no model call and no search (web results are reused for 7 days); see
+    `veracity cache`, and --no-cache to bypass it.
     """
     from veracity.api import acheck
 
@@ -249,6 +260,8 @@ def check_command(
         "today": today.date().isoformat() if today else None, "check_deadline": deadline,
         "verify_pages": verify_pages, "allow_snippet_citations": allow_snippet_citations,
         "page_snapshots": str(snapshots) if snapshots else None, "page_archive_url": archive_url,
+        "cache": False if no_cache else None, "cache_path": str(cache_path) if cache_path else None,
+        "search_cache_ttl": search_cache_ttl,
     }
     if source_file is not None:
         given.update(source_text=read_source(source_file), source_title=source_file.name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -47,17 +48,20 @@ keys `veracity check` reads."""
 @click.option("--max-connections", type=click.IntRange(min=1), default=ServeSettings.max_connections,
               show_default=True, help="Open sockets at most (lowered to fit the file-descriptor limit); past it "
                                       "the oldest connection still waiting on its client is closed.")
+@click.option("--no-cache", "no_cache", is_flag=True,
+              help="Neither read nor fill the cache of model answers and web searches (see `veracity cache`).")
 def serve_command(host: str, port: int, model: str | None, search: str, rate_limit: str | None,
                   checkpoint: Path | None, trusted_proxies: str | None, header_timeout: float,
-                  body_timeout: float, max_connections: int) -> None:
+                  body_timeout: float, max_connections: int, no_cache: bool) -> None:
     """Serve the fact-check graph over HTTP (FastAPI under uvicorn)."""
     import uvicorn
 
     from veracity.server.app import create_app
     from veracity.server.serving import uvicorn_config
 
+    extra: dict[str, Any] = {"cache": False} if no_cache else {}
     try:
-        app = create_app(model=model, search=search, rate_limit=rate_limit, checkpoint=checkpoint)
+        app = create_app(model=model, search=search, rate_limit=rate_limit, checkpoint=checkpoint, **extra)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--rate-limit") from error
     click.echo(f"veracity serving on http://{host}:{port} (docs: http://{host}:{port}/docs)", err=True)

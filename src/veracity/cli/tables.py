@@ -109,18 +109,18 @@ def issues_text(report: Report) -> Text | None:
 
 
 def trace_table(report: Report) -> Table:
-    """The trace as a table of step, claim, attempt, outcome, tokens, seconds and reason."""
+    """The trace as a table of step, claim, attempt, outcome, tokens, seconds, cache hit/miss and reason."""
     table = Table(title="Trace")
     columns: list[tuple[str, JustifyMethod]] = [
         ("Step", "left"), ("Claim", "left"), ("Attempt", "right"), ("Outcome", "left"),
-        ("Tokens in", "right"), ("Tokens out", "right"), ("Seconds", "right"), ("Reason", "left"),
+        ("Tokens in", "right"), ("Tokens out", "right"), ("Seconds", "right"), ("Cache", "left"), ("Reason", "left"),
     ]
     for name, justify in columns:
         table.add_column(name, justify=justify, overflow="fold")
     for record in report.trace:
         table.add_row(
             record.step, record.claim_id or "", str(record.attempt), record.outcome, str(record.tokens_in),
-            str(record.tokens_out), f"{record.seconds:.3f}", Text((record.reason or "")[:200]),
+            str(record.tokens_out), f"{record.seconds:.3f}", record.cache or "", Text((record.reason or "")[:200]),
         )
     return table
 

@@ -12,6 +12,7 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
+from veracity.cache.outcomes import observe_cache, overall
 from veracity.calculator.arithmetic import is_arithmetic
 from veracity.context import Context
 from veracity.contracts import Evidence, SearchHit, ToolFailure, TraceRecord, Verdict
@@ -93,7 +94,8 @@ async def _search_with_retries(backend: EvidenceBackend, query: str, context: Co
             number = attempt.retry_state.attempt_number
             watch = Stopwatch()
             try:
-                hits = await _search_once(backend, query, context)
+                with observe_cache() as seen:
+                    hits = await _search_once(backend, query, context)
             except ToolError as exc:
                 last = not exc.transient or number >= context.search_attempts
                 trace.append(TraceRecord(
@@ -103,7 +105,7 @@ async def _search_with_retries(backend: EvidenceBackend, query: str, context: Co
                 raise
             trace.append(TraceRecord(
                 step=GATHER_EVIDENCE, claim_id=claim_id, attempt=number, outcome="ok",
-                reason=f"{label}{len(hits)} item(s)", seconds=watch.seconds,
+                reason=f"{label}{len(hits)} item(s)", seconds=watch.seconds, cache=overall(seen),
             ))
     return hits
 

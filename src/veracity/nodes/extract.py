@@ -94,6 +94,6 @@ async def extract_claims(state: FactCheckState, runtime: Runtime[Context], *, re
                 "trace": [record]}
     record = TraceRecord(
         step=EXTRACT_CLAIMS, attempt=attempt, outcome="ok", tokens_in=reply.tokens_in,
-        tokens_out=reply.tokens_out, seconds=watch.seconds,
+        tokens_out=reply.tokens_out, seconds=watch.seconds, cache=reply.cache,
     )
     return {**base, "extraction_payload": reply.payload, "extraction_call_error": None, "trace": [record]}

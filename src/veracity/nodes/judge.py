@@ -100,7 +100,7 @@ async def judge_claim(state: ClaimState, runtime: Runtime[Context], *, resources
         }
     record = TraceRecord(
         step=JUDGE_CLAIM, claim_id=claim.id, attempt=attempt, outcome="ok",
-        tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, seconds=watch.seconds,
+        tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, seconds=watch.seconds, cache=reply.cache,
     )
     return {
         "claim_evidence": evidence, "judge_payload": reply.payload, "judge_call_error": None,

@@ -14,28 +14,33 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from langchain_core.caches import BaseCache
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel
 
+from veracity.cache.outcomes import CacheOutcome, observe_cache, overall
 from veracity.errors import ConfigurationError
 
 
 @dataclass(frozen=True)
 class ModelReply:
-    """A model's answer: the payload to validate, and the tokens it cost."""
+    """A model's answer: the payload to validate, the tokens it cost, and whether the cache gave it."""
 
     payload: Any
     tokens_in: int
     tokens_out: int
+    cache: CacheOutcome | None = None
+    """'hit' (answered from the cache, costing no tokens), 'miss', or None when no cache was asked."""
 
 
-def init_model(spec: str, *, temperature: float = 0.0) -> BaseChatModel:
+def init_model(spec: str, *, temperature: float = 0.0, cache: BaseCache | bool | None = None) -> BaseChatModel:
     """Create a chat model from a 'provider:model' string, with a clear error when unconfigured.
 
     An OpenAI-compatible server is reached by setting `OPENAI_BASE_URL`; local servers often
-    need no real key, so any non-empty `OPENAI_API_KEY` will do there.
+    need no real key, so any non-empty `OPENAI_API_KEY` will do there. `cache` is LangChain's
+    model setting: a cache object, False for none, None for LangChain's global one.
     """
     from langchain.chat_models import init_chat_model
 
@@ -47,7 +52,7 @@ def init_model(spec: str, *, temperature: float = 0.0) -> BaseChatModel:
             "--model provider:name."
         )
     try:
-        return init_chat_model(spec, temperature=temperature)
+        return init_chat_model(spec, temperature=temperature, cache=cache)
     except Exception as exc:  # provider packages raise many kinds of errors here
         raise ConfigurationError(f"cannot create chat model {spec!r}: {exc}") from exc
 
@@ -105,12 +110,14 @@ async def ask_structured(
     """
     config: RunnableConfig = {"run_name": run_name or schema.__name__, "tags": [f"veracity:{schema.__name__}"]}
     raw: BaseMessage | None
-    if _supports_tools(model):
-        runnable = model.with_structured_output(_json_schema(schema), include_raw=True)
-        result = await runnable.ainvoke(messages, config=config)
-        assert isinstance(result, dict)  # include_raw=True: {"raw": message, "parsed": ..., "parsing_error": ...}
-        raw = result["raw"]
-    else:
-        raw = await model.ainvoke(messages, config=config)
-    tokens_in, tokens_out = _usage(raw)
-    return ModelReply(payload=_payload_of(raw), tokens_in=tokens_in, tokens_out=tokens_out)
+    with observe_cache() as seen:
+        if _supports_tools(model):
+            runnable = model.with_structured_output(_json_schema(schema), include_raw=True)
+            result = await runnable.ainvoke(messages, config=config)
+            assert isinstance(result, dict)  # include_raw=True: {"raw": message, "parsed": ..., "parsing_error": ...}
+            raw = result["raw"]
+        else:
+            raw = await model.ainvoke(messages, config=config)
+    cache = overall(seen)
+    tokens_in, tokens_out = (0, 0) if cache == "hit" else _usage(raw)
+    return ModelReply(payload=_payload_of(raw), tokens_in=tokens_in, tokens_out=tokens_out, cache=cache)

@@ -46,7 +46,17 @@ class Mode:
                   " (set TAVILY_API_KEY or --search web for web search)",
             "source": f"evidence only from the source text '{context.source_title}'",
         }.get(self.search, f"evidence from the {self.search} backend")
-        return f"{judge}; {evidence}"
+        return f"{judge}; {evidence}{self._cache_note(context)}"
+
+    def _cache_note(self, context: Context) -> str:
+        """Where model answers and web searches are kept, when this run keeps any."""
+        if self.offline and self.search != "web":
+            return ""
+        if not context.cache:
+            return "; cache off"
+        from veracity.cache import default_cache_path
+
+        return f"; cache {context.cache_path or default_cache_path()} (--no-cache to bypass)"
 
 
 def resolve_mode(context: Context, *, bound_model: object = None, bound_backend: object = None) -> Mode:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
 
+from veracity.cache import CachedSearch, CacheStore, ModelCallCache, open_store
 from veracity.context import Context
 from veracity.errors import ConfigurationError
 from veracity.evidence.base import EvidenceBackend
@@ -46,6 +47,11 @@ def _offline_judge() -> EntailmentJudge:
     return EntailmentJudge()
 
 
+def _cache_store(context: Context) -> CacheStore | None:
+    """The cache this run reads and fills, or None (turned off, or the file cannot be opened)."""
+    return open_store(context.cache_path) if context.cache else None
+
+
 def _provider_settings() -> tuple[tuple[str, str], ...]:
     """The environment a chat model reads when it is created: API keys and endpoints."""
     return tuple(sorted((name, value) for name, value in os.environ.items()
@@ -78,15 +84,18 @@ class Resources:
     def chat_model(self, context: Context) -> BaseChatModel:
         """The chat model: the bound object, else one created from the resolved model name.
 
-        A created model is reused while its name, temperature and the provider settings in the
-        environment (API keys, endpoints) stay the same.
+        A created model is reused while its name, temperature, cache and the provider settings
+        in the environment (API keys, endpoints) stay the same. A created model keeps its answers
+        in the cache file (`Context.cache`); a bound object keeps its own `cache` setting.
         """
         if isinstance(self._bound_model, BaseChatModel):
             return self._bound_model
         spec = self.mode(context).model
-        key = (spec, context.temperature, _provider_settings())
+        store = _cache_store(context)
+        key = (spec, context.temperature, _provider_settings(), store)
         if key not in self._models:
-            self._models[key] = init_model(spec, temperature=context.temperature)
+            self._models[key] = init_model(spec, temperature=context.temperature,
+                                           cache=ModelCallCache(store) if store else False)
         return self._models[key]
 
     def offline_judge(self) -> EntailmentJudge:
@@ -110,8 +119,13 @@ class Resources:
             from veracity.evidence.web import TavilyBackend
 
             backend = TavilyBackend(base_url=context.tavily_base_url, timeout=context.search_timeout)
+            store = _cache_store(context) if context.search_cache_ttl > 0 else None
             try:
-                yield backend
+                if store is None:
+                    yield backend
+                else:
+                    identity = f"tavily {backend.base_url or 'default'} {backend.search_depth}"
+                    yield CachedSearch(backend, store, identity=identity, ttl=context.search_cache_ttl)
             finally:
                 await backend.aclose()
         else:

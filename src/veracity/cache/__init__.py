@@ -1,0 +1,25 @@
+"""A persistent cache of chat-model answers and web searches, so an identical second check costs nothing.
+
+One SQLite file (LangGraph's `SqliteCache`, which keeps each entry's expiry) holds both kinds:
+model answers through LangChain's cache interface (`ModelCallCache`, keyed by the model's
+settings and the exact prompt), web searches through a wrapper around the search backend
+(`CachedSearch`, keyed by backend, endpoint, query and limit, kept 7 days by default). Each
+cached call notes a hit or a miss (`outcomes.py`), which the trace records per call.
+"""
+
+from veracity.cache.model_calls import ModelCallCache
+from veracity.cache.outcomes import CacheOutcome, observe_cache
+from veracity.cache.searches import CachedSearch
+from veracity.cache.store import CACHE_ENV, CacheStats, CacheStore, default_cache_path, open_store
+
+__all__ = [
+    "CACHE_ENV",
+    "CacheOutcome",
+    "CacheStats",
+    "CacheStore",
+    "CachedSearch",
+    "ModelCallCache",
+    "default_cache_path",
+    "observe_cache",
+    "open_store",
+]

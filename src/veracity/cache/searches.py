@@ -1,0 +1,50 @@
+"""Search results kept on disk for a while: a wrapper around an evidence backend."""
+
+from __future__ import annotations
+
+import asyncio
+
+from pydantic import ValidationError
+
+from veracity.cache.outcomes import note
+from veracity.cache.store import SEARCH_NAMESPACE_PREFIX, CacheStore, digest
+from veracity.contracts import SearchHit
+from veracity.evidence.base import EvidenceBackend
+
+DEFAULT_SEARCH_TTL = 7 * 24 * 3600
+"""Seconds a web search result is reused: 7 days."""
+
+
+class CachedSearch:
+    """Answers a search from the cache when the same backend was asked the same query for as many results.
+
+    `identity` names what else decides the answer (e.g. the endpoint and search depth). Only
+    answers are kept; a failed search is not, so it is tried again next time.
+    """
+
+    def __init__(self, backend: EvidenceBackend, store: CacheStore, *, identity: str, ttl: int) -> None:
+        self.backend = backend
+        self.name = backend.name
+        self.store = store
+        self.identity = identity
+        self.ttl = ttl
+        self._namespace = (SEARCH_NAMESPACE_PREFIX, backend.name)
+
+    async def search(self, query: str, *, limit: int) -> list[SearchHit]:
+        """The kept answer for (identity, query, limit), else the backend's answer, which is then kept."""
+        key = digest(self.identity, query, limit)
+        stored = await asyncio.to_thread(self.store.get, self._namespace, key)
+        if isinstance(stored, list):
+            try:
+                hits = [SearchHit.model_validate(item) for item in stored]
+            except ValidationError:
+                pass  # written by another version: ask the backend
+            else:
+                note("hit")
+                return hits
+        note("miss")
+        hits = await self.backend.search(query, limit=limit)
+        if isinstance(hits, list) and all(isinstance(hit, SearchHit) for hit in hits):
+            await asyncio.to_thread(self.store.set, self._namespace, key,
+                                    [hit.model_dump(mode="json") for hit in hits], self.ttl)
+        return hits

@@ -1,0 +1,157 @@
+"""The cache file: where it lives, opening it without ever failing a check, and its statistics."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langgraph.cache.sqlite import SqliteCache
+
+log = logging.getLogger("veracity.cache")
+
+CACHE_ENV = "VERACITY_CACHE"
+"""Environment variable naming the cache file."""
+
+MODEL_NAMESPACE = ("model",)
+SEARCH_NAMESPACE_PREFIX = "search"
+KINDS = {"model": "model answers", "search": "searches"}
+"""Kinds of entries, by the first part of their namespace."""
+
+
+def default_cache_path() -> Path:
+    """`$VERACITY_CACHE` when set, else `<user data dir>/veracity/cache.sqlite`."""
+    configured = os.environ.get(CACHE_ENV, "").strip()
+    if configured:
+        return Path(configured).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("veracity")) / "cache.sqlite"
+
+
+def digest(*parts: object) -> str:
+    """A stable key for `parts` (JSON-encoded, then SHA-256)."""
+    text = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    """What the cache file holds."""
+
+    path: Path
+    exists: bool
+    bytes: int = 0
+    entries: dict[str, int] = field(default_factory=dict)
+    """Live entries by kind ('model', 'search')."""
+    expired: int = 0
+    """Entries past their time to live (dropped when next looked up, or by `clear --expired`)."""
+
+
+class CacheStore:
+    """LangGraph's `SqliteCache` at `path`, used so that a cache fault is a miss, never a failed check."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._cache: SqliteCache[Any] = SqliteCache(path=str(path))
+        self._warned = threading.Event()
+
+    def _fault(self, action: str, exc: Exception) -> None:
+        if not self._warned.is_set():
+            self._warned.set()
+            log.warning("cache %s at %s failed (%s); going on without it for this call", action, self.path, exc)
+
+    def get(self, namespace: tuple[str, ...], key: str) -> Any | None:
+        """The value stored under `key`, or None (also when the file cannot be read)."""
+        try:
+            return self._cache.get([(namespace, key)]).get((namespace, key))
+        except (sqlite3.Error, ValueError, TypeError) as exc:
+            self._fault("read", exc)
+            return None
+
+    def set(self, namespace: tuple[str, ...], key: str, value: Any, ttl: int | None) -> None:
+        """Store `value` under `key` for `ttl` seconds (None: until cleared); a failed write is logged."""
+        try:
+            self._cache.set({(namespace, key): (value, ttl)})
+        except (sqlite3.Error, ValueError, TypeError) as exc:
+            self._fault("write", exc)
+
+    def clear_namespace(self, namespace: tuple[str, ...]) -> None:
+        """Remove every entry of `namespace`."""
+        try:
+            self._cache.clear([namespace])
+        except sqlite3.Error as exc:
+            self._fault("clear", exc)
+
+
+@functools.lru_cache(maxsize=8)
+def _open(path: str) -> CacheStore | None:
+    try:
+        return CacheStore(Path(path))
+    except (OSError, sqlite3.Error) as exc:
+        log.warning("cannot open the cache at %s (%s); checks run without it (--no-cache hides this)", path, exc)
+        return None
+
+
+def open_store(path: str | Path | None = None) -> CacheStore | None:
+    """The cache at `path` (default: `default_cache_path()`), opened once per process; None if it cannot be."""
+    return _open(str(Path(path).expanduser().resolve() if path else default_cache_path().resolve()))
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    connection = sqlite3.connect(path, timeout=10)
+    connection.execute("CREATE TABLE IF NOT EXISTS cache (ns TEXT, key TEXT, expiry REAL, encoding TEXT NOT NULL, "
+                       "val BLOB NOT NULL, PRIMARY KEY (ns, key))")
+    return connection
+
+
+def read_stats(path: Path) -> CacheStats:
+    """Entries by kind, expired entries and size of the cache file at `path` (it is not created)."""
+    if not path.exists():
+        return CacheStats(path=path, exists=False)
+    now = time.time()
+    with _connect(path) as connection:
+        rows = connection.execute(
+            "SELECT ns, expiry IS NOT NULL AND expiry < ?, COUNT(*) FROM cache GROUP BY 1, 2", (now,)
+        ).fetchall()
+    entries: dict[str, int] = {}
+    expired = 0
+    for namespace, is_expired, count in rows:
+        if is_expired:
+            expired += count
+        else:
+            kind = str(namespace).split(",")[0]
+            entries[kind] = entries.get(kind, 0) + count
+    size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())
+    return CacheStats(path=path, exists=True, bytes=size, entries=entries, expired=expired)
+
+
+def clear(path: Path, *, kinds: Sequence[str] = (), expired_only: bool = False) -> int:
+    """Delete entries (of `kinds` only, when given; expired ones only, with `expired_only`); return how many."""
+    if not path.exists():
+        return 0
+    conditions: list[str] = []
+    params: list[object] = []
+    if kinds:
+        conditions.append("(" + " OR ".join("ns = ? OR ns LIKE ?" for _ in kinds) + ")")
+        for kind in kinds:
+            params += [kind, f"{kind},%"]
+    if expired_only:
+        conditions.append("expiry IS NOT NULL AND expiry < ?")
+        params.append(time.time())
+    where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
+    with _connect(path) as connection:
+        removed = connection.execute(f"DELETE FROM cache{where}", params).rowcount
+    with _connect(path) as connection:
+        connection.execute("VACUUM")
+    return int(removed)
