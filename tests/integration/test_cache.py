@@ -148,3 +148,21 @@ def test_cache_commands_report_an_unreadable_file(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "cannot read the cache" in result.output
     missing = CliRunner().invoke(main, ["cache", "stats", "--cache", str(tmp_path / "none.sqlite")])
     assert missing.exit_code == 0 and "no cache yet" in missing.output
+
+
+async def test_eval_with_several_runs_asks_the_model_each_run(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    from tests.integration.test_real_clients import DESIGNED, QUOTES, SEARCH_RESULTS
+    from veracity.evaluation.runner import arun_eval
+
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"id": "r1", "claim": DESIGNED, "evidence": SEARCH_RESULTS[DESIGNED][1]["content"],
+                                "label": "supported"}) + "\n", encoding="utf-8")
+    assert QUOTES[DESIGNED] in SEARCH_RESULTS[DESIGNED][1]["content"]
+
+    await arun_eval(rows, mode="llm", model="openai:gpt-4.1-mini")
+    await arun_eval(rows, mode="llm", model="openai:gpt-4.1-mini")
+    assert len(fake_openai.requests) == 1  # the second evaluation was answered from the cache
+
+    result = await arun_eval(rows, mode="llm", model="openai:gpt-4.1-mini", runs=3)
+    assert len(fake_openai.requests) == 4  # three runs, three answers: the spread is the model's own
+    assert len(result.runs) == 3

@@ -82,6 +82,8 @@ def _fail(err: Console, headline: str, message: str) -> None:
               help="Least similarity for an extracted claim to match an expected one (claims rows; default 0.7).")
 @click.option("--max-revisions", type=click.IntRange(0, 10), default=None,
               help="Revise rounds per end-to-end check (default: 2).")
+@click.option("--no-cache", "no_cache", is_flag=True,
+              help="Ask the model and search afresh for every row (off anyway with --runs above 1).")
 @click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON (every row's outcome).")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               help="Also write the report to FILE: Markdown, or JSON when FILE ends in .json.")
@@ -90,7 +92,7 @@ def _fail(err: Console, headline: str, message: str) -> None:
 def eval_command(
     dataset: Path, mode: str, model: str | None, search: str, kb_path: Path | None, runs: int, concurrency: int,
     min_score: float | None, metric: str, baseline: bool, match_threshold: float | None, max_revisions: int | None,
-    as_json: bool, out_path: Path | None, use_langsmith: bool,
+    no_cache: bool, as_json: bool, out_path: Path | None, use_langsmith: bool,
 ) -> None:
     """Measure the judge against labelled DATASET (JSONL) and optionally gate on a metric.
 
@@ -130,6 +132,7 @@ def eval_command(
         "search": search if search != "auto" else None,
         "kb_path": str(kb_path) if kb_path else None,
         "max_revisions": max_revisions,
+        "cache": False if no_cache else None,
     }
     options: dict[str, Any] = dict(
         mode=mode, model=model, runs=runs, concurrency=concurrency, baseline=baseline,

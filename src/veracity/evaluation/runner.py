@@ -100,7 +100,8 @@ async def arun_eval(
 
     `mode`: 'offline' (local judge), 'llm' (a chat model: `model`, default the standard one)
     or 'auto' (as `veracity check` decides). `runs` repeats the whole evaluation to show the
-    spread; `concurrency` bounds rows checked at once. `baseline` adds the similarity-threshold
+    spread (the cache of model answers and searches is then off, so each run asks the model
+    again); `concurrency` bounds rows checked at once. `baseline` adds the similarity-threshold
     baseline (judge datasets only). Other keyword settings are `Context` fields.
     Raises `DatasetError` for a bad file, `ConfigurationError` when a model or backend is not
     set up, and ValueError for bad options.
@@ -138,6 +139,8 @@ def prepare(
         dataset = load_dataset(dataset)
     if baseline and dataset.kind != "judge":
         raise ValueError("the similarity baseline applies to judge datasets ({claim, evidence, label} rows) only")
+    if runs > 1:
+        settings = {**settings, "cache": False}  # repeated runs measure the model's spread, not the cache's
     chosen = _model_setting(mode, model)
     if isinstance(chosen, str):
         settings = {**settings, "model": chosen}
