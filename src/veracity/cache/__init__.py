@@ -5,6 +5,11 @@ model answers through LangChain's cache interface (`ModelCallCache`, keyed by th
 settings and the exact prompt), web searches through a wrapper around the search backend
 (`CachedSearch`, keyed by backend, endpoint, query and limit, kept 7 days by default). Each
 cached call notes a hit or a miss (`outcomes.py`), which the trace records per call.
+
+Why not a node-level `CachePolicy`: a LangGraph node cache is keyed on the node's input state
+only, not on the run's context (model, backend, result limit), and it replays the node's whole
+output, including its trace records and claim ids from the run that filled it. Caching the
+calls themselves keeps every key exact and every trace true to the run that reads it.
 """
 
 from veracity.cache.model_calls import ModelCallCache
