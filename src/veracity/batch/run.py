@@ -1,38 +1,16 @@
-"""Run many checks: bounded concurrency, each result appended as it finishes, rows already done skipped."""
+"""Run many checks in this process: bounded concurrency, each line appended as it finishes, done rows skipped."""
 
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from veracity.batch.output import OutputFile, done_ids
-from veracity.batch.rows import BatchRow, read_rows
+from veracity.batch.ledger import BatchSummary, Ledger, RowDone
+from veracity.batch.rows import BatchRow
 from veracity.checker import Checker
 from veracity.errors import ConfigurationError
-
-
-@dataclass
-class BatchSummary:
-    """What a batch run did."""
-
-    rows: int = 0
-    skipped: int = 0
-    """Rows already in the output from an earlier run."""
-    checked: int = 0
-    failed: int = 0
-    """Rows recorded with an error instead of a report."""
-    claims: int = 0
-    seconds: float = 0.0
-    failures: list[str] = field(default_factory=list)
-    """The first few row errors, for the closing message."""
-
-
-RowDone = Callable[[BatchRow, dict[str, Any]], None]
-"""Called after each row with the line written for it (for progress)."""
 
 
 async def abatch(
@@ -46,51 +24,27 @@ async def abatch(
     interruption finishes the job. At most `concurrency` checks run at once; rows are read as
     they are needed, so memory stays flat however long the input. `settings` are
     `veracity.check`'s; a setting that cannot work at all (a missing API key) raises
-    `ConfigurationError` before any row runs.
+    `ConfigurationError` before any row runs. `veracity.batch.batch_on_ray` does the same on
+    Ray workers.
     """
     checker = checker or Checker(**settings)
     checker.resources.preflight(checker.context())
-    rows: Iterable[BatchRow] = read_rows(source, text_field=text_field) if isinstance(source, Path) else source
-    seen = done_ids(out)
-    summary, started = BatchSummary(), time.perf_counter()
-    output = OutputFile(out)
-    pending: Iterator[BatchRow] = iter(rows)
-    lock = asyncio.Lock()
+    with Ledger(source, out, text_field=text_field, on_row=on_row) as ledger:
 
-    async def next_row() -> BatchRow | None:
-        async with lock:
-            for row in pending:
-                summary.rows += 1
-                if row.id in seen:
-                    summary.skipped += 1
-                    continue
-                seen.add(row.id)
-                return row
-            return None
+        async def worker() -> None:
+            # next_row does not await, so two workers never take the same row
+            while (row := ledger.next_row()) is not None:
+                ledger.record(row, await check_row(checker, row))
 
-    async def worker() -> None:
-        while (row := await next_row()) is not None:
-            record = await _check_row(checker, row)
-            output.write(record)
-            summary.checked += 1
-            if "error" in record:
-                summary.failed += 1
-                if len(summary.failures) < 5:
-                    summary.failures.append(f"line {row.line} ({row.id}): {record['error']}")
-            else:
-                summary.claims += len(record["report"]["claims"])
-            if on_row is not None:
-                on_row(row, record)
-
-    try:
         await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
-    finally:
-        output.close()
-        summary.seconds = time.perf_counter() - started
-    return summary
+    return ledger.summary
 
 
-async def _check_row(checker: Checker, row: BatchRow) -> dict[str, Any]:
+async def check_row(checker: Checker, row: BatchRow) -> dict[str, Any]:
+    """The output line of one row: its report, or the error that kept it from being checked.
+
+    `ConfigurationError` is raised instead of recorded: it concerns every row, not this one.
+    """
     base: dict[str, Any] = {"id": row.id, "line": row.line}
     if row.problem is not None:
         return {**base, "error": row.problem}

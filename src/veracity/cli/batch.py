@@ -23,6 +23,13 @@ appended as rows finish. Rerunning skips the rows already in OUT (by id, or by a
 hash of text and source), so an interrupted run (Ctrl-C) is finished by running
 it again.
 \b
+--ray [ADDRESS]: check the rows on Ray workers instead (pip install
+'veracity[ray]'); OUT, resume, summary and exit codes stay the same. Without
+ADDRESS a local Ray is started (or the one already running here is joined);
+'auto' (on a cluster node) or ray://HEAD:10001 reach a cluster started with
+`ray start --head`. Write --ray after IN, or as --ray=ADDRESS. Each worker
+needs veracity, the knowledge base at the same path and the API keys.
+\b
 Exit codes:
   0  every row was checked
   2  bad input or configuration (nothing ran)
@@ -43,14 +50,22 @@ Exit codes:
               show_default=True, help="As `veracity check --search` (rows with a source are checked against it).")
 @click.option("--kb", "kb_path", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Knowledge base folder (default: $VERACITY_KB or the user data folder).")
+@click.option("--ray", "ray_address", is_flag=False, flag_value="", default=None, metavar="[ADDRESS]",
+              help="Check the rows on Ray workers: a local Ray, or the cluster at ADDRESS ('auto', "
+                   "ray://HEAD:10001). --concurrency does not apply.")
+@click.option("--ray-workers", type=click.IntRange(1), default=None, metavar="N",
+              help="Ray workers, each checking one row at a time (default: the cluster's CPU count).")
 def batch_command(in_file: Path, out_file: Path, summary_file: Path | None, concurrency: int, text_field: str,
-                  model: str | None, search: str, kb_path: Path | None) -> None:
+                  model: str | None, search: str, kb_path: Path | None, ray_address: str | None,
+                  ray_workers: int | None) -> None:
     """Fact-check every row of IN and write the reports to OUT, a few at a time, resumably."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    from veracity.batch import abatch, read_rows
+    from veracity.batch import abatch, batch_on_ray, read_rows
     from veracity.errors import ConfigurationError
 
+    if ray_workers is not None and ray_address is None:
+        raise click.UsageError("--ray-workers needs --ray")
     err = Console(stderr=True)
     settings: dict[str, Any] = {k: v for k, v in (("model", model), ("search", search),
                                                    ("kb_path", str(kb_path) if kb_path else None)) if v is not None}
@@ -72,8 +87,12 @@ def batch_command(in_file: Path, out_file: Path, summary_file: Path | None, conc
             progress.update(task, advance=1, rate=rate)
 
         try:
-            summary = asyncio.run(abatch(in_file, out_file, concurrency=concurrency, text_field=text_field,
-                                         on_row=on_row, **settings))
+            if ray_address is not None:
+                summary = batch_on_ray(in_file, out_file, address=ray_address or None, workers=ray_workers,
+                                       text_field=text_field, on_row=on_row, **settings)
+            else:
+                summary = asyncio.run(abatch(in_file, out_file, concurrency=concurrency, text_field=text_field,
+                                             on_row=on_row, **settings))
         except ConfigurationError as exc:
             err.print(f"[bold red]not configured:[/] {escape(str(exc))}", highlight=False)
             sys.exit(2)
