@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from veracity.agents import Guard, GuardedAnswer, as_tool
 from veracity.api import acheck, check
-from veracity.batch import abatch
+from veracity.batch import abatch, batch_on_ray
 from veracity.checker import Checker
 from veracity.context import Context
 from veracity.contracts import (
@@ -36,5 +36,5 @@ __all__ = [
     "Checker", "Claim", "ConfigurationError", "Context", "DeadlineFailure", "Evaluation", "EvaluationIssue",
     "Evidence", "EvidenceBackend", "GateFailure", "Guard", "GuardedAnswer", "InputError", "ProgressEvent", "Report",
     "RetrieverBackend", "SearchHit", "TavilyBackend", "ToolError", "ToolFailure", "TraceRecord", "VeracityError",
-    "Verdict", "abatch", "acheck", "as_tool", "build_graph", "check", "graph",
+    "Verdict", "abatch", "acheck", "as_tool", "batch_on_ray", "build_graph", "check", "graph",
 ]

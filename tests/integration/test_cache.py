@@ -166,3 +166,28 @@ async def test_eval_with_several_runs_asks_the_model_each_run(fake_openai: FakeO
     result = await arun_eval(rows, mode="llm", model="openai:gpt-4.1-mini", runs=3)
     assert len(fake_openai.requests) == 4  # three runs, three answers: the spread is the model's own
     assert len(result.runs) == 3
+
+
+def test_batch_reruns_from_the_cache_unless_told_not_to(
+    fake_openai: FakeOpenAI, fake_tavily: FakeTavily, tmp_path: Path
+) -> None:
+    from tests.integration.test_real_clients import TEXT
+
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"id": "a", "text": TEXT}) + "\n", encoding="utf-8")
+    runner = CliRunner()
+
+    def batch(out: str, *extra: str) -> None:
+        result = runner.invoke(main, ["batch", str(rows), "--out", str(tmp_path / out),
+                                      "--model", "openai:gpt-4.1-mini", "--search", "web", *extra])
+        assert result.exit_code in (0, 3), result.output
+        assert json.loads((tmp_path / out).read_text(encoding="utf-8"))["report"]["claims"]
+
+    batch("first.jsonl")
+    assert (len(fake_openai.requests), len(fake_tavily.requests)) == (3, 4)
+    batch("second.jsonl")  # a new output file, so nothing is skipped: every answer comes from the cache
+    assert (len(fake_openai.requests), len(fake_tavily.requests)) == (3, 4)
+    batch("third.jsonl", "--no-cache")
+    assert (len(fake_openai.requests), len(fake_tavily.requests)) == (6, 8)
+    batch("fourth.jsonl", "--cache", str(tmp_path / "other.sqlite"))  # another, empty cache file
+    assert (len(fake_openai.requests), len(fake_tavily.requests)) == (9, 12)

@@ -50,14 +50,19 @@ Exit codes:
               show_default=True, help="As `veracity check --search` (rows with a source are checked against it).")
 @click.option("--kb", "kb_path", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Knowledge base folder (default: $VERACITY_KB or the user data folder).")
+@click.option("--no-cache", "no_cache", is_flag=True,
+              help="Neither read nor fill the cache of model answers and web searches (see `veracity cache`).")
+@click.option("--cache", "cache_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              metavar="FILE", help="The cache file (default: $VERACITY_CACHE, else cache.sqlite in the user data "
+                                   "folder). A second run of the same rows asks no model and makes no search.")
 @click.option("--ray", "ray_address", is_flag=False, flag_value="", default=None, metavar="[ADDRESS]",
               help="Check the rows on Ray workers: a local Ray, or the cluster at ADDRESS ('auto', "
                    "ray://HEAD:10001). --concurrency does not apply.")
 @click.option("--ray-workers", type=click.IntRange(1), default=None, metavar="N",
               help="Ray workers, each checking one row at a time (default: the cluster's CPU count).")
 def batch_command(in_file: Path, out_file: Path, summary_file: Path | None, concurrency: int, text_field: str,
-                  model: str | None, search: str, kb_path: Path | None, ray_address: str | None,
-                  ray_workers: int | None) -> None:
+                  model: str | None, search: str, kb_path: Path | None, no_cache: bool, cache_path: Path | None,
+                  ray_address: str | None, ray_workers: int | None) -> None:
     """Fact-check every row of IN and write the reports to OUT, a few at a time, resumably."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -67,8 +72,9 @@ def batch_command(in_file: Path, out_file: Path, summary_file: Path | None, conc
     if ray_workers is not None and ray_address is None:
         raise click.UsageError("--ray-workers needs --ray")
     err = Console(stderr=True)
-    settings: dict[str, Any] = {k: v for k, v in (("model", model), ("search", search),
-                                                   ("kb_path", str(kb_path) if kb_path else None)) if v is not None}
+    given = (("model", model), ("search", search), ("kb_path", str(kb_path) if kb_path else None),
+             ("cache", False if no_cache else None), ("cache_path", str(cache_path) if cache_path else None))
+    settings: dict[str, Any] = {name: value for name, value in given if value is not None}
     try:
         total = sum(1 for _ in read_rows(in_file, text_field=text_field))
     except (ValueError, OSError) as exc:
