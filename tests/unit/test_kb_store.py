@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import veracity
+import veracity.kb.ingest
 import veracity.kb.sources
 from tests.unit.kb_fixtures import AUSTRALIA, TOWER, corrupt, minimal_pdf, strip_checksums, write
 from veracity.errors import ConfigurationError
@@ -217,6 +218,8 @@ def test_a_failure_mid_ingest_leaves_the_previous_index(kb: KnowledgeBase, corpu
         return real_embed(texts, **kwargs)
 
     monkeypatch.setattr(kb.embedder, "embed", failing_embed)
+    # One embedding call per chunk (documents are otherwise embedded together): it crashes after one is written.
+    monkeypatch.setattr(veracity.kb.ingest, "EMBED_BATCH_SENTENCES", 1)
     with pytest.raises(RuntimeError, match="simulated crash"):
         kb.ingest([corpus])
     monkeypatch.undo()

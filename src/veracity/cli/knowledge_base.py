@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -77,7 +78,11 @@ def _size(count: int) -> str:
 
 
 class CliProgress(IngestProgress):
-    """Ingest progress on stderr: a rich progress bar on a terminal, one plain line per file otherwise."""
+    """Ingest progress on stderr: a rich progress bar on a terminal, one plain line per file otherwise.
+
+    The bar fills with the bytes of the files done, so its time left holds for files of any
+    size; beside it are the files done, the chunks written and their rate.
+    """
 
     def __init__(self, err: Console, kb: Path) -> None:
         self.err = err
@@ -85,6 +90,8 @@ class CliProgress(IngestProgress):
         self.total = 0
         self.done = 0
         self.chunks = 0
+        self.began = time.perf_counter()
+        self.sizes: dict[str, int] = {}
         self.bar: Progress | None = None
         self.task: TaskID | None = None
 
@@ -93,37 +100,41 @@ class CliProgress(IngestProgress):
         self.err.print(f"[dim]veracity: another ingest into {escape(str(self.kb))} is running; waiting for it to "
                        f"finish (lock: {escape(str(lock_path))})…[/]", highlight=False)
 
-    def started(self, files: int) -> None:
+    def started(self, files: int, size: int = 0) -> None:
         """Start the bar (terminal only)."""
         self.total = files
+        self.began = time.perf_counter()
         if self.err.is_terminal:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
             self.bar = Progress(
-                TextColumn("[bold]ingest[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("files"),
-                TextColumn("{task.fields[chunks]} chunks"), TimeElapsedColumn(),
-                TextColumn("{task.description}", markup=False),
+                TextColumn("[bold]ingest[/]"), BarColumn(), TextColumn("{task.fields[files]}/{task.fields[of]} files"),
+                TextColumn("{task.fields[chunks]:,} chunks"), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
+                TextColumn("left"), TimeRemainingColumn(), TextColumn("{task.description}", markup=False),
                 console=self.err, transient=True,
             )
             self.bar.start()
-            self.task = self.bar.add_task("", total=files, chunks=0)
+            self.task = self.bar.add_task("", total=size or None, files=0, of=files, chunks=0, rate="")
 
-    def file_started(self, key: str) -> None:
+    def file_started(self, key: str, size: int = 0) -> None:
         """Show the file being read."""
+        self.sizes[key] = size
         if self.bar is not None and self.task is not None:
             self.bar.update(self.task, description=Path(key).name)
 
     def chunks_indexed(self, key: str, count: int) -> None:
-        """Count chunks as they are written."""
+        """Count chunks as they are written, and their rate since the start."""
         self.chunks += count
         if self.bar is not None and self.task is not None:
-            self.bar.update(self.task, chunks=self.chunks)
+            seconds = time.perf_counter() - self.began
+            rate = f"{self.chunks / seconds:,.1f} chunks/s" if seconds > 0 else ""
+            self.bar.update(self.task, chunks=self.chunks, rate=rate)
 
     def file_finished(self, result: FileResult) -> None:
-        """Advance the bar, or print a line."""
+        """Advance the bar by the file's bytes, or print a line."""
         self.done += 1
         if self.bar is not None and self.task is not None:
-            self.bar.update(self.task, advance=1)
+            self.bar.update(self.task, advance=self.sizes.pop(result.key, 0), files=self.done)
             return
         detail = f" ({result.reason})" if result.reason else f" ({_chunks(result.chunks)})" if result.chunks else ""
         self.err.print(f"veracity: [{self.done}/{self.total}] {result.status} {result.key}{detail}",

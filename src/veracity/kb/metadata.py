@@ -167,6 +167,15 @@ def insert_chunk(connection: sqlite3.Connection, document_id: int, *, index: int
     return _inserted_id(cursor)
 
 
+def sentences_of(connection: sqlite3.Connection, document_id: int) -> list[tuple[list[str], int]]:
+    """A document's chunks as (sentence texts, first sentence row), in chunk order."""
+    rows = connection.execute(
+        "SELECT text, sentence_row, sentence_spans FROM chunks WHERE document_id = ? ORDER BY chunk_index",
+        (document_id,),
+    ).fetchall()
+    return [([text[start:end] for start, end in json.loads(spans)], row) for text, row, spans in rows]
+
+
 def chunk_ids_of(connection: sqlite3.Connection, document_id: int) -> list[int]:
     """Ids of a document's chunks."""
     return [row[0] for row in connection.execute("SELECT id FROM chunks WHERE document_id = ?", (document_id,))]

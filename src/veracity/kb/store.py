@@ -262,7 +262,7 @@ class KnowledgeBase:
                     f"{previous.settings.overlap_tokens} overlap; to change that, rebuild it: "
                     f"veracity ingest --replace --kb {self.path} --chunk-tokens N PATH..."
                 )
-            progress.started(len(sources) + len(skipped))
+            progress.started(len(sources) + len(skipped), sum(source.size for source in sources))
             for result in skipped:
                 progress.file_finished(result)
             builder = self._builder(previous, settings)

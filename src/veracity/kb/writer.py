@@ -69,6 +69,8 @@ class GenerationBuilder:
         self.files = GenerationFiles(kb / f"{GENERATION_PREFIX}{uuid.uuid4().hex[:12]}")
         self.files.folder.mkdir(parents=True)
         self._open: tuple[int, list[int], list[int]] | None = None  # document id, old chunk ids, new chunk ids
+        # Dense ids of deleted chunks, removed in one pass by `commit`: each removal scans the whole index.
+        self._stale: list[int] = []
         try:
             if previous is None:
                 self._old_sentences = np.zeros((0, dimensions), dtype=np.float16)
@@ -98,6 +100,15 @@ class GenerationBuilder:
     def find(self, path: str) -> tuple[int, metadata.DocumentInfo] | None:
         """The document stored under `path`, if any."""
         return metadata.find_document(self._db, path)
+
+    def stored_sentences(self, document_id: int) -> dict[str, np.ndarray]:
+        """The sentence vectors of a document of the previous generation by text (float16 rows, read when used)."""
+        old_rows = self._old_sentences.shape[0]
+        vectors: dict[str, np.ndarray] = {}
+        for sentences, row in metadata.sentences_of(self._db, document_id):
+            if row + len(sentences) <= old_rows:  # rows beyond are this ingest's own, still in the spool
+                vectors.update((text, self._old_sentences[row + offset]) for offset, text in enumerate(sentences))
+        return vectors
 
     def matching(self, exact: str, prefix: str | None) -> list[tuple[int, str]]:
         """(id, path) of documents at `exact` or under `prefix`."""
@@ -137,7 +148,7 @@ class GenerationBuilder:
         document_id, old_ids, _ = self._require_open()
         metadata.finish_document(self._db, document_id, title=title, chunks=chunks, notes=notes)
         self._db.execute("RELEASE document")
-        self._remove_dense(old_ids)
+        self._stale.extend(old_ids)
         self._open = None
         self.changed = True
 
@@ -146,14 +157,14 @@ class GenerationBuilder:
         _, _, new_ids = self._require_open()
         self._db.execute("ROLLBACK TO document")
         self._db.execute("RELEASE document")
+        # Now, not at commit: the rollback hands these ids out again to the next chunks added.
         self._remove_dense(new_ids)
         self._open = None  # its spooled sentence rows are unreferenced and dropped by `commit`
 
     def remove(self, document_id: int) -> None:
         """Remove a document and its chunks."""
-        ids = metadata.chunk_ids_of(self._db, document_id)
+        self._stale.extend(metadata.chunk_ids_of(self._db, document_id))
         metadata.delete_document(self._db, document_id)
-        self._remove_dense(ids)
         self.changed = True
 
     def _require_open(self) -> tuple[int, list[int], list[int]]:
@@ -211,6 +222,7 @@ class GenerationBuilder:
             build_lexical(self.files.lexical, self.files.lexical_ids, chunk_ids, texts)
         documents, chunks, sentences = metadata.counts(self._db)
         self._db.close()
+        self._remove_dense(self._stale)
         faiss.write_index(self._dense, str(self.files.dense))
         _sync_files(self.files.folder)
         records = record_files(self.files.folder)
