@@ -9,12 +9,15 @@
     and claims/s over ``--reps`` runs per level, and the ratio to concurrency 1.
 
 ``memory``
-    ``--rows`` rows (default 10,000) of one or two made-up claims each through ``abatch`` with
-    an in-process scripted chat model and search backend (``veracity.testing``; no network,
-    no model weights), so the run is about what the batch itself holds. The resident set size
-    (VmRSS from /proc/self/status) is sampled every ``--every`` rows from the progress
-    callback. A batch that held every report would grow with the rows; a streaming one stays
-    flat after the first rows.
+    ``--rows`` one-claim rows (default 10,000) with an in-process scripted chat model and search
+    backend (``veracity.testing``; no network), two variants, each in a fresh process: the rows
+    through ``abatch`` (reports written to a file), and the same texts through plain
+    ``Checker.acheck`` calls whose reports are dropped at once. The resident set size (VmRSS
+    from /proc/self/status) is sampled every ``--every`` rows. The checks themselves fill
+    bounded process-wide caches as they go (the embedder's LRU of 50,000 vectors, which the
+    relevance filter uses, and a few word caches), so RSS creeps up in both variants; what the
+    batch itself holds is the difference between the two. A batch that kept its reports would
+    add about their size (the output file's) to it.
 
 Run them (from the repository root)::
 
@@ -130,44 +133,87 @@ def scripted_checker() -> Any:
     return veracity.Checker(model=model, backend=backend)
 
 
-def memory(args: argparse.Namespace) -> None:
+def embedder_cache_entries() -> int:
+    """Vectors held by the process-wide embedder's LRU cache (bounded; a private attribute read here only)."""
+    from veracity.offline.model.embedder import default_embedder
+
+    return len(default_embedder()._cache)
+
+
+def memory_child(variant: str, rows: int, every: int, concurrency: int) -> dict[str, Any]:
+    """RSS every `every` rows while `rows` rows are checked by `abatch`, or by plain checks dropping their reports."""
     import faults
 
     import veracity
 
-    samples: list[tuple[int, float]] = [(0, rss_mib())]
+    texts = [text.split(". ")[0].rstrip(".") + "." for text in faults.texts(rows, seed=3)]
+    samples: list[tuple[int, float, int]] = [(0, rss_mib(), 0)]
     done = [0]
 
-    def on_row(_row: Any, _record: dict[str, Any]) -> None:
+    def tick() -> None:
         done[0] += 1
-        if done[0] % args.every == 0:
-            samples.append((done[0], rss_mib()))
-            print(f"  {done[0]} rows, RSS {samples[-1][1]:.0f} MiB", file=sys.stderr, flush=True)
+        if done[0] % every == 0:
+            samples.append((done[0], rss_mib(), embedder_cache_entries()))
+            print(f"  {variant}: {done[0]} rows, RSS {samples[-1][1]:.0f} MiB", file=sys.stderr, flush=True)
 
+    checker = scripted_checker()
+    started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="veracity-batch-memory-") as folder:
-        source, out = Path(folder) / "rows.jsonl", Path(folder) / "out.jsonl"
-        with source.open("w", encoding="utf-8") as handle:
-            for i, text in enumerate(faults.texts(args.rows, seed=3)):
-                handle.write(json.dumps({"id": f"r{i}", "text": text.split(". ")[0].rstrip(".") + "."}) + "\n")
-        started = time.perf_counter()
-        summary = asyncio.run(veracity.abatch(source, out, concurrency=args.concurrency, checker=scripted_checker(),
-                                              on_row=on_row))
-        seconds = time.perf_counter() - started
-        out_mib = out.stat().st_size / 1_048_576
-    print(f"\n{summary.checked} rows ({summary.failed} failed), {summary.claims} claims in {seconds:.0f} s, "
-          f"concurrency {args.concurrency}; output file {out_mib:.1f} MiB\n")
-    print("| rows done | RSS (MiB) |")
-    print("|---:|---:|")
-    for rows, mib in samples:
-        print(f"| {rows:,} | {mib:.0f} |")
-    settled = [mib for rows, mib in samples if rows >= args.every]
-    print(f"\nfrom {samples[1][0]:,} rows to {samples[-1][0]:,}: RSS {settled[0]:.0f} -> {settled[-1]:.0f} MiB "
-          f"({settled[-1] - settled[0]:+.0f} MiB) while the output grew to {out_mib:.1f} MiB")
+        out = Path(folder) / "out.jsonl"
+        if variant == "batch":
+            source = Path(folder) / "rows.jsonl"
+            with source.open("w", encoding="utf-8") as handle:
+                for i, text in enumerate(texts):
+                    handle.write(json.dumps({"id": f"r{i}", "text": text}) + "\n")
+            summary = asyncio.run(veracity.abatch(source, out, concurrency=concurrency, checker=checker,
+                                                  on_row=lambda _row, _record: tick()))
+            checked, out_mib = summary.checked, out.stat().st_size / 1_048_576
+        else:
+            async def run_all() -> int:
+                slots = asyncio.Semaphore(concurrency)
+
+                async def one(text: str) -> None:
+                    async with slots:
+                        await checker.acheck(text)  # the report is dropped
+                    tick()
+
+                await asyncio.gather(*(one(text) for text in texts))
+                return len(texts)
+
+            checked, out_mib = asyncio.run(run_all()), 0.0
+    return {"variant": variant, "checked": checked, "seconds": time.perf_counter() - started, "out_mib": out_mib,
+            "samples": samples}
+
+
+def memory(args: argparse.Namespace) -> None:
+    results = {}
+    for variant in ("checks", "batch"):
+        done = subprocess.run([sys.executable, __file__, "_memory_child", variant, str(args.rows), str(args.every),
+                               str(args.concurrency)], stdout=subprocess.PIPE, text=True, check=True)
+        results[variant] = json.loads(done.stdout.strip().splitlines()[-1])
+    checks, batch = results["checks"], results["batch"]
+    print(f"\n{args.rows:,} one-claim rows, concurrency {args.concurrency}, scripted model and search in process; "
+          f"each variant in a fresh process. checks: {checks['seconds']:.0f} s, reports dropped; batch: "
+          f"{batch['seconds']:.0f} s, output file {batch['out_mib']:.1f} MiB\n")
+    print("| rows done | RSS, checks alone (MiB) | RSS, batch (MiB) | batch - checks (MiB) | embedder cache entries "
+          "(batch) |")
+    print("|---:|---:|---:|---:|---:|")
+    for (rows, plain, _), (_, held, entries) in zip(checks["samples"], batch["samples"], strict=True):
+        print(f"| {rows:,} | {plain:.0f} | {held:.0f} | {held - plain:+.0f} | {entries:,} |")
+    first, last = batch["samples"][1], batch["samples"][-1]
+    base_first, base_last = checks["samples"][1], checks["samples"][-1]
+    print(f"\nfrom {first[0]:,} to {last[0]:,} rows: batch {first[1]:.0f} -> {last[1]:.0f} MiB "
+          f"({last[1] - first[1]:+.0f}), checks alone {base_first[1]:.0f} -> {base_last[1]:.0f} MiB "
+          f"({base_last[1] - base_first[1]:+.0f}); the batch's own growth: "
+          f"{(last[1] - first[1]) - (base_last[1] - base_first[1]):+.0f} MiB")
 
 
 def main() -> None:
     if len(sys.argv) == 3 and sys.argv[1] == "_throughput_child":
         print(json.dumps(throughput_child(int(sys.argv[2]))))
+        return
+    if len(sys.argv) == 6 and sys.argv[1] == "_memory_child":
+        print(json.dumps(memory_child(sys.argv[2], *map(int, sys.argv[3:]))))
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     commands = parser.add_subparsers(dest="command", required=True)
