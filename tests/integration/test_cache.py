@@ -191,3 +191,17 @@ def test_batch_reruns_from_the_cache_unless_told_not_to(
     assert (len(fake_openai.requests), len(fake_tavily.requests)) == (6, 8)
     batch("fourth.jsonl", "--cache", str(tmp_path / "other.sqlite"))  # another, empty cache file
     assert (len(fake_openai.requests), len(fake_tavily.requests)) == (9, 12)
+
+
+def test_cache_commands_leave_a_database_without_a_cache_alone(tmp_path: Path) -> None:
+    other = tmp_path / "notes.sqlite"
+    with sqlite3.connect(other) as connection:
+        connection.execute("CREATE TABLE notes (text TEXT)")
+
+    stats = CliRunner().invoke(main, ["cache", "stats", "--json", "--cache", str(other)])
+    cleared = CliRunner().invoke(main, ["cache", "clear", "--cache", str(other)])
+
+    assert json.loads(stats.output)["entries"] == {} and "removed 0 entries" in cleared.output
+    with sqlite3.connect(other) as connection:
+        tables = [row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    assert tables == ["notes"]

@@ -11,6 +11,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -75,7 +76,7 @@ class CacheStore:
         """The value stored under `key`, or None (also when the file cannot be read)."""
         try:
             return self._cache.get([(namespace, key)]).get((namespace, key))
-        except (sqlite3.Error, ValueError, TypeError) as exc:
+        except Exception as exc:  # a damaged or foreign entry is a miss, whatever the decoder raised
             self._fault("read", exc)
             return None
 
@@ -108,10 +109,12 @@ def open_store(path: str | Path | None = None) -> CacheStore | None:
     return _open(str(Path(path).expanduser().resolve() if path else default_cache_path().resolve()))
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def _connect(path: Path) -> sqlite3.Connection | None:
+    """A connection to the cache file, or None when it holds no cache table (nothing is created)."""
     connection = sqlite3.connect(path, timeout=10)
-    connection.execute("CREATE TABLE IF NOT EXISTS cache (ns TEXT, key TEXT, expiry REAL, encoding TEXT NOT NULL, "
-                       "val BLOB NOT NULL, PRIMARY KEY (ns, key))")
+    if connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cache'").fetchone() is None:
+        connection.close()
+        return None
     return connection
 
 
@@ -120,10 +123,13 @@ def read_stats(path: Path) -> CacheStats:
     if not path.exists():
         return CacheStats(path=path, exists=False)
     now = time.time()
-    with _connect(path) as connection:
-        rows = connection.execute(
-            "SELECT ns, expiry IS NOT NULL AND expiry < ?, COUNT(*) FROM cache GROUP BY 1, 2", (now,)
-        ).fetchall()
+    connection = _connect(path)
+    rows = []
+    if connection is not None:
+        with closing(connection):
+            rows = connection.execute(
+                "SELECT ns, expiry IS NOT NULL AND expiry < ?, COUNT(*) FROM cache GROUP BY 1, 2", (now,)
+            ).fetchall()
     entries: dict[str, int] = {}
     expired = 0
     for namespace, is_expired, count in rows:
@@ -150,8 +156,11 @@ def clear(path: Path, *, kinds: Sequence[str] = (), expired_only: bool = False) 
         conditions.append("expiry IS NOT NULL AND expiry < ?")
         params.append(time.time())
     where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
-    with _connect(path) as connection:
-        removed = connection.execute(f"DELETE FROM cache{where}", params).rowcount
-    with _connect(path) as connection:
+    connection = _connect(path)
+    if connection is None:
+        return 0
+    with closing(connection):
+        with connection:
+            removed = connection.execute(f"DELETE FROM cache{where}", params).rowcount
         connection.execute("VACUUM")
     return int(removed)
