@@ -65,7 +65,8 @@ def stats_command(cache_path: Path | None, as_json: bool) -> None:
     if not stats.exists:
         out.print(f"no cache yet at {escape(str(path))} (it is made by the first check with a model or web search)")
         return
-    out.print(f"cache: {escape(str(stats.path))} ({stats.bytes / 1_048_576:.1f} MiB)")
+    size = f"{stats.bytes / 1_048_576:.1f} MiB" if stats.bytes >= 1_048_576 else f"{stats.bytes / 1024:.0f} KiB"
+    out.print(f"cache: {escape(str(stats.path))} ({size})")
     for kind, label in KINDS.items():
         out.print(f"  {label}: {stats.entries.get(kind, 0)}")
     out.print(f"  expired (removed when next read, or by `cache clear --expired`): {stats.expired}")
