@@ -13,6 +13,8 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
+from veracity.cli.cache import cache_file_option, no_cache_option
+
 BATCH_EPILOG = """\b
 IN: .jsonl (one object per line) or .csv (with a header); the text is in the
 'text' field (--text-field), with an optional 'id' and 'source' (a source text
@@ -50,11 +52,8 @@ Exit codes:
               show_default=True, help="As `veracity check --search` (rows with a source are checked against it).")
 @click.option("--kb", "kb_path", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Knowledge base folder (default: $VERACITY_KB or the user data folder).")
-@click.option("--no-cache", "no_cache", is_flag=True,
-              help="Neither read nor fill the cache of model answers and web searches (see `veracity cache`).")
-@click.option("--cache", "cache_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              metavar="FILE", help="The cache file (default: $VERACITY_CACHE, else cache.sqlite in the user data "
-                                   "folder). A second run of the same rows asks no model and makes no search.")
+@no_cache_option
+@cache_file_option
 @click.option("--ray", "ray_address", is_flag=False, flag_value="", default=None, metavar="[ADDRESS]",
               help="Check the rows on Ray workers: a local Ray, or the cluster at ADDRESS ('auto', "
                    "ray://HEAD:10001). --concurrency does not apply.")

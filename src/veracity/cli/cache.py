@@ -24,8 +24,16 @@ Exit codes:
 
 cache_file_option = click.option(
     "--cache", "cache_path", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
-    help="The cache file (default: $VERACITY_CACHE, else cache.sqlite in the user data folder).",
+    help="The cache file of model answers and web searches (default: $VERACITY_CACHE, else cache.sqlite in the "
+         "user data folder).",
 )
+"""`--cache FILE`, shared by the commands that read the cache."""
+
+no_cache_option = click.option(
+    "--no-cache", "no_cache", is_flag=True,
+    help="Neither read nor fill the cache of model answers and web searches: ask and search afresh.",
+)
+"""`--no-cache`, shared by the commands that run checks."""
 
 
 def _path(cache_path: Path | None) -> Path:

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.status import Status
 
+from veracity.cli.cache import cache_file_option, no_cache_option
 from veracity.context import DEFAULT_MODEL, Context
 from veracity.contracts import Report
 from veracity.errors import ConfigurationError, InputError
@@ -203,11 +204,8 @@ def _archive_template(value: str | None) -> str | None:
 @click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
               help="Stop the whole check after this long (default: 600); claims not judged by then are "
                    "unverifiable and the report says so (exit 3).")
-@click.option("--no-cache", "no_cache", is_flag=True,
-              help="Neither read nor fill the cache: ask the model and search afresh (see `veracity cache`).")
-@click.option("--cache", "cache_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              metavar="FILE", help="The cache file for model answers and web searches (default: $VERACITY_CACHE, "
-                                   "else cache.sqlite in the user data folder).")
+@no_cache_option
+@cache_file_option
 @click.option("--search-cache-ttl", type=click.IntRange(0), default=None, metavar="SECONDS",
               help="How long a cached web search is reused (default: 604800, 7 days; 0: always search afresh).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from veracity.cli.cache import no_cache_option
 from veracity.server.serving import ServeSettings
 
 SERVE_EPILOG = """\b
@@ -48,8 +49,7 @@ keys `veracity check` reads."""
 @click.option("--max-connections", type=click.IntRange(min=1), default=ServeSettings.max_connections,
               show_default=True, help="Open sockets at most (lowered to fit the file-descriptor limit); past it "
                                       "the oldest connection still waiting on its client is closed.")
-@click.option("--no-cache", "no_cache", is_flag=True,
-              help="Neither read nor fill the cache of model answers and web searches (see `veracity cache`).")
+@no_cache_option
 def serve_command(host: str, port: int, model: str | None, search: str, rate_limit: str | None,
                   checkpoint: Path | None, trusted_proxies: str | None, header_timeout: float,
                   body_timeout: float, max_connections: int, no_cache: bool) -> None:
