@@ -60,7 +60,7 @@ class ModelCallCache(BaseCache):
             except (KeyError, TypeError, ValueError):  # an entry written by another version: a miss
                 generations = None
         note("hit" if generations else "miss")
-        return generations
+        return generations or None  # LangChain takes any list, even an empty one, for a hit
 
     def update(self, prompt: str, llm_string: str, return_val: RETURN_VAL_TYPE) -> None:
         """Keep the model's answer (model answers do not expire; `veracity cache clear` removes them)."""

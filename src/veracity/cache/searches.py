@@ -11,9 +11,6 @@ from veracity.cache.store import SEARCH_NAMESPACE_PREFIX, CacheStore, digest
 from veracity.contracts import SearchHit
 from veracity.evidence.base import EvidenceBackend
 
-DEFAULT_SEARCH_TTL = 7 * 24 * 3600
-"""Seconds a web search result is reused: 7 days."""
-
 
 class CachedSearch:
     """Answers a search from the cache when the same backend was asked the same query for as many results.

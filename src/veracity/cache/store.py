@@ -84,7 +84,7 @@ class CacheStore:
         """Store `value` under `key` for `ttl` seconds (None: until cleared); a failed write is logged."""
         try:
             self._cache.set({(namespace, key): (value, ttl)})
-        except (sqlite3.Error, ValueError, TypeError) as exc:
+        except Exception as exc:  # as for reads: a cache fault never fails the check
             self._fault("write", exc)
 
     def clear_namespace(self, namespace: tuple[str, ...]) -> None:

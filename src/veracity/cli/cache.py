@@ -6,6 +6,7 @@ import json
 import sqlite3
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 from rich.console import Console
@@ -42,7 +43,7 @@ def _path(cache_path: Path | None) -> Path:
     return cache_path.expanduser() if cache_path else default_cache_path()
 
 
-def _unreadable(path: Path, exc: Exception) -> None:
+def _unreadable(path: Path, exc: Exception) -> NoReturn:
     Console(stderr=True).print(f"[bold red]error:[/] cannot read the cache at {escape(str(path))}: "
                                f"{escape(str(exc))}. Delete the file to start afresh.", highlight=False)
     sys.exit(2)
