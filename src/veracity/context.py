@@ -14,6 +14,8 @@ from typing import Any, Literal
 from veracity.prompts.extract import EXTRACT_PROMPT
 from veracity.prompts.judge import JUDGE_PROMPT
 from veracity.prompts.revise import REVISE_FEEDBACK
+from veracity.runtime.models import StructuredOutput
+from veracity.runtime.output_caps import JUDGE_ANSWER_TOKENS
 
 DEFAULT_MODEL = "openai:gpt-4.1-mini"
 """Chat model used when none is configured."""
@@ -68,6 +70,27 @@ class Context:
     )
     model_timeout: float = field(
         default=120.0, metadata={"description": "Seconds before one chat-model call times out (a failed attempt)."}
+    )
+    extraction_max_tokens: int | None = field(
+        default=None, metadata={"description": (
+            "Most tokens the extraction answer may take; a longer answer is cut off, rejected by the gate and "
+            "asked again. Unset: sized from the text (256 + 0.75 per character)."
+        )},
+    )
+    judge_max_tokens: int = field(
+        default=JUDGE_ANSWER_TOKENS, metadata={"description": "Most tokens one judge answer may take (as above)."}
+    )
+    revise_max_tokens: int = field(
+        default=JUDGE_ANSWER_TOKENS, metadata={"description": "Most tokens one judge answer may take in a revise "
+                                                              "round (as above)."}
+    )
+    structured_output: StructuredOutput = field(
+        default="auto", metadata={"description": (
+            "How the model is asked for JSON: 'json_schema' (the server enforces the schema: OpenAI, llama.cpp, "
+            "vLLM), 'tools' (tool calling), 'prompt' (instructions only). 'auto': json_schema for OpenAI-compatible "
+            "models, tools for others. A server that refuses it is asked through the prompt; the gates check "
+            "every answer either way."
+        )},
     )
     counter_search: bool = field(
         default=True, metadata={"description": "Web evidence: also search for evidence against each claim (a "
@@ -141,6 +164,10 @@ class Context:
             raise ValueError(f"page_archive_url must hold '{{url}}', got {self.page_archive_url!r}")
         if self.search_cache_ttl < 0:
             raise ValueError(f"search_cache_ttl must be 0 or more seconds, got {self.search_cache_ttl!r}")
+        for name in ("extraction_max_tokens", "judge_max_tokens", "revise_max_tokens"):
+            value = getattr(self, name)
+            if value is not None and not (isinstance(value, int) and value > 0):
+                raise ValueError(f"{name} must be a positive number of tokens, got {value!r}")
         if not self.check_deadline > 0:
             raise ValueError(f"check_deadline must be a positive number of seconds, got {self.check_deadline!r}")
         if self.today is not None:

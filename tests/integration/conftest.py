@@ -155,6 +155,11 @@ class FakeOpenAI:
     `judge`. A dict reply is sent as JSON message content, or as tool-call arguments when the
     request asked for tools instead of a `response_format`. Every reply carries a `usage`
     object, also kept in `usages` so token accounting can be checked.
+
+    Two faults of real servers can be played: the first `cut_off` replies (and, with
+    `cut_off_judge`, every judge reply) stop at the token limit (half the JSON,
+    ``finish_reason: length``), and with `refuse_schema` a request with a `response_format` is
+    answered 400, as by a server without structured output.
     """
 
     path = "/v1/chat/completions"
@@ -165,6 +170,9 @@ class FakeOpenAI:
         self.usages: list[dict[str, int]] = []
         self.extraction_attempts = 0
         self.judge_attempts: Counter[str] = Counter()
+        self.cut_off = 0
+        self.cut_off_judge = False
+        self.refuse_schema = False
         self.server = ScriptedServer({self.path: self._complete})
         self._lock = threading.Lock()
 
@@ -201,21 +209,29 @@ class FakeOpenAI:
 
     def _complete(self, request: RecordedRequest) -> tuple[int, Any]:
         body = request.body
+        if self.refuse_schema and "response_format" in body:
+            return 400, {"error": {"message": "response_format with a json_schema is not supported by this server",
+                                   "type": "invalid_request_error", "code": None, "param": "response_format"}}
         prompt = self._prompt(body)
         reply = self._reply_for(prompt)
         text = reply if isinstance(reply, str) else json.dumps(reply)
+        finish_reason = "stop"
+        with self._lock:
+            cut = self.cut_off > 0 or (self.cut_off_judge and EXTRACTION_MARKER not in prompt)
+            self.cut_off = max(0, self.cut_off - 1)
+        if cut:
+            text, finish_reason = text[: len(text) // 2], "length"
         usage = {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split())}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         with self._lock:
             self.usages.append(usage)
             number = len(self.usages)
         message: dict[str, Any] = {"role": "assistant", "content": text, "refusal": None}
-        finish_reason = "stop"
         if body.get("tools") and "response_format" not in body:
             function = {"name": body["tools"][0]["function"]["name"], "arguments": text}
             call = {"id": f"call_{number}", "type": "function", "function": function}
             message.update(content=None, tool_calls=[call])
-            finish_reason = "tool_calls"
+            finish_reason = "tool_calls" if finish_reason == "stop" else finish_reason
         return 200, {
             "id": f"chatcmpl-fake-{number}",
             "object": "chat.completion",
@@ -227,12 +243,14 @@ class FakeOpenAI:
 
 
 class FakeTavily:
-    """Plays Tavily's `POST /search`: results per query from `results`, or `status` when it is an error."""
+    """Plays Tavily's `POST /search`: results per query from `results` (else `lookup`), or an error `status`."""
 
     path = "/search"
 
     def __init__(self) -> None:
         self.results: dict[str, list[dict[str, Any]]] = {}
+        self.lookup: Callable[[str], list[dict[str, Any]]] | None = None
+        """Answers any query not in `results` (e.g. ranks a fixed set of pages by the query's words)."""
         self.status = 200
         self.server = ScriptedServer({self.path: self._search})
 
@@ -254,7 +272,10 @@ class FakeTavily:
         query = request.body["query"]
         if self.status != 200:
             return self.status, {"detail": {"error": f"scripted HTTP {self.status}"}}
-        return 200, {"query": query, "results": self.results.get(query, []), "response_time": 0.1}
+        results = self.results.get(query)
+        if results is None:
+            results = self.lookup(query) if self.lookup else []
+        return 200, {"query": query, "results": results, "response_time": 0.1}
 
 
 @pytest.fixture(autouse=True)

@@ -176,3 +176,26 @@ def test_a_binary_source_is_refused_and_html_and_pdf_sources_are_read_as_text(
         evidence = json.loads(result.stdout)["evidence"]
         assert evidence and "<p>" not in evidence[0]["text"] and "%PDF" not in evidence[0]["text"]
         assert "Returns are accepted within 14 days." in evidence[0]["text"]
+
+
+def test_max_tokens_and_structured_output_reach_the_checks_settings(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: dict[str, object] = {}
+
+    async def capture(text: str, **settings: object) -> object:
+        seen.update(settings)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(veracity.api, "acheck", capture)
+    result = runner.invoke(main, ["check", TEXT, "--max-tokens", "judge=300", "--max-tokens", "extract=900",
+                                  "--structured-output", "prompt", "--model", "offline"])
+    assert result.exit_code == 0, result.output
+    assert (seen["judge_max_tokens"], seen["extraction_max_tokens"], seen["structured_output"]) == (300, 900, "prompt")
+    assert "revise_max_tokens" not in seen
+
+
+@pytest.mark.parametrize("value", ["judge=0", "judge", "answer=5", "extract=-3"])
+def test_a_bad_max_tokens_is_a_usage_error_that_says_what_is_expected(runner: CliRunner, value: str) -> None:
+    result = runner.invoke(main, ["check", TEXT, "--max-tokens", value])
+    assert result.exit_code == 2 and "expected STEP=N" in result.output

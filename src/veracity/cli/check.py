@@ -163,12 +163,36 @@ def _archive_template(value: str | None) -> str | None:
     return value
 
 
+_CAP_STEPS = {"extract": "extraction_max_tokens", "judge": "judge_max_tokens", "revise": "revise_max_tokens"}
+
+
+def _token_caps(values: tuple[str, ...]) -> dict[str, int]:
+    """Parse repeated --max-tokens STEP=N into Context settings."""
+    caps: dict[str, int] = {}
+    for value in values:
+        step, _, number = value.partition("=")
+        if step not in _CAP_STEPS or not number.isdigit() or int(number) < 1:
+            raise click.BadParameter(f"expected STEP=N with STEP one of {', '.join(_CAP_STEPS)} and N a positive "
+                                     f"number of tokens, got {value!r}")
+        caps[_CAP_STEPS[step]] = int(number)
+    return caps
+
+
 @click.command(epilog=EXIT_CODES_HELP)
 @click.argument("text", required=False)
 @click.option("--model", "-m", default=None, metavar="PROVIDER:MODEL",
               help=f"Chat model, e.g. {DEFAULT_MODEL}, or 'offline' for the local claim splitter and judge. "
                    f"Default: {DEFAULT_MODEL} when OPENAI_API_KEY is set, else offline. "
                    "Set OPENAI_BASE_URL for an OpenAI-compatible server.")
+@click.option("--max-tokens", "token_caps", multiple=True, metavar="STEP=N",
+              callback=lambda _context, _param, value: _token_caps(value),
+              help="Most tokens one model answer of STEP (extract, judge, revise) may take; a longer answer is "
+                   "cut off, rejected by the gate with the reason and asked again. Repeatable. Default: "
+                   "extract 256 + 0.75 per character of text, judge and revise 512.")
+@click.option("--structured-output", type=click.Choice(["auto", "json_schema", "tools", "prompt"]), default=None,
+              help="How the model is asked for JSON: json_schema (the server enforces a schema: OpenAI, "
+                   "llama.cpp, vLLM), tools (tool calling), prompt (instructions only). Default auto: json_schema "
+                   "for openai:* models, tools for others; a server that refuses it is asked through the prompt.")
 @click.option("--search", "-s", type=click.Choice(["auto", "web", "kb", "source"]), default="auto", show_default=True,
               help="Evidence: web (Tavily), kb (local knowledge base), source (--source only). "
                    "auto: source with --source, else web when TAVILY_API_KEY is set, else kb.")
@@ -223,7 +247,8 @@ def _archive_template(value: str | None) -> str | None:
               help="Show verdicts as each claim is judged: a live table in a terminal, else a line per verdict "
                    "(on stderr with --json).")
 def check_command(
-    text: str | None, model: str | None, search: str, source_file: Path | None, kb_path: Path | None,
+    text: str | None, model: str | None, token_caps: dict[str, int], structured_output: str | None, search: str,
+    source_file: Path | None, kb_path: Path | None,
     max_revisions: int | None, max_results: int | None, tavily_url: str | None, max_chars: int | None,
     today: datetime.datetime | None, verify_pages: bool | None, snapshots: Path | None, archive_url: str | None,
     allow_snippet_citations: bool | None, no_cache: bool, cache_path: Path | None, search_cache_ttl: int | None,
@@ -259,7 +284,7 @@ def check_command(
         "verify_pages": verify_pages, "allow_snippet_citations": allow_snippet_citations,
         "page_snapshots": str(snapshots) if snapshots else None, "page_archive_url": archive_url,
         "cache": False if no_cache else None, "cache_path": str(cache_path) if cache_path else None,
-        "search_cache_ttl": search_cache_ttl,
+        "search_cache_ttl": search_cache_ttl, "structured_output": structured_output, **token_caps,
     }
     if source_file is not None:
         given.update(source_text=read_source(source_file), source_title=source_file.name)

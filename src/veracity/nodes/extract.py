@@ -9,12 +9,15 @@ from langgraph.runtime import Runtime
 
 from veracity.context import Context
 from veracity.contracts import ExtractionOutput, GateFailure, TraceRecord
+from veracity.nodes.model_answer import answer_record
 from veracity.nodes.names import EXTRACT_CLAIMS
 from veracity.nodes.timing import Stopwatch
 from veracity.progress import ProgressEvent, emit
 from veracity.prompts.feedback import gate_feedback
 from veracity.prompts.source_mode import SOURCE_EXTRACT_ADDENDUM
 from veracity.runtime.models import ModelReply, answer_within, ask_structured
+from veracity.runtime.output_caps import extraction_cap
+from veracity.runtime.request_schemas import extraction_schema
 from veracity.runtime.resources import Resources
 from veracity.state import FactCheckState
 
@@ -64,7 +67,14 @@ async def _extract(text: str, context: Context, resources: Resources, errors: li
     messages = extraction_messages(text, context, errors, source_mode=source_mode)
     async with answer_within(context.model_timeout):
         return await ask_structured(resources.chat_model(context), messages, ExtractionOutput,
-                                    run_name="extract_claims.model")
+                                    run_name="extract_claims.model", max_tokens=extraction_tokens(text, context),
+                                    structured_output=context.structured_output,
+                                    request_schema=extraction_schema(text))
+
+
+def extraction_tokens(text: str, context: Context) -> int:
+    """The extraction answer's token cap: `extraction_max_tokens`, else sized from the text."""
+    return context.extraction_max_tokens or extraction_cap(text)
 
 
 async def extract_claims(state: FactCheckState, runtime: Runtime[Context], *, resources: Resources) -> FactCheckState:
@@ -92,8 +102,7 @@ async def extract_claims(state: FactCheckState, runtime: Runtime[Context], *, re
         )
         return {**base, "extraction_payload": None, "extraction_call_error": f"the model call failed: {exc}",
                 "trace": [record]}
-    record = TraceRecord(
-        step=EXTRACT_CLAIMS, attempt=attempt, outcome="ok", tokens_in=reply.tokens_in,
-        tokens_out=reply.tokens_out, seconds=watch.seconds, cache=reply.cache,
-    )
-    return {**base, "extraction_payload": reply.payload, "extraction_call_error": None, "trace": [record]}
+    record, error = answer_record(EXTRACT_CLAIMS, reply, step="extract", cap=extraction_tokens(state["text"], context),
+                                  attempt=attempt, seconds=watch.seconds)
+    payload = None if error else reply.payload
+    return {**base, "extraction_payload": payload, "extraction_call_error": error, "trace": [record]}

@@ -11,11 +11,14 @@ from langgraph.runtime import Runtime
 
 from veracity.context import Context
 from veracity.contracts import Claim, Evidence, JudgeOutput, TraceRecord
+from veracity.nodes.model_answer import answer_record
 from veracity.nodes.names import JUDGE_CLAIM
 from veracity.nodes.timing import Stopwatch
 from veracity.prompts.feedback import gate_feedback
 from veracity.prompts.source_mode import SOURCE_JUDGE_ADDENDUM
 from veracity.runtime.models import ModelReply, answer_within, ask_structured
+from veracity.runtime.output_caps import Step
+from veracity.runtime.request_schemas import judge_schema
 from veracity.runtime.resources import Resources
 from veracity.state import ClaimState, ClaimUpdate, evidence_for
 
@@ -78,7 +81,19 @@ async def _judge(state: ClaimState, evidence: list[Evidence], context: Context, 
                               source_mode=state.get("source_mode", False))
     async with answer_within(context.model_timeout):
         return await ask_structured(resources.chat_model(context), messages, JudgeOutput,
-                                    run_name="judge_claim.model")
+                                    run_name="judge_claim.model", max_tokens=judge_tokens(state, context),
+                                    structured_output=context.structured_output,
+                                    request_schema=judge_schema(evidence))
+
+
+def judge_step(state: ClaimState) -> Step:
+    """'revise' for a claim judged again in a revise round, else 'judge'."""
+    return "revise" if state.get("revision", 0) > 0 else "judge"
+
+
+def judge_tokens(state: ClaimState, context: Context) -> int:
+    """The judge answer's token cap: `revise_max_tokens` in a revise round, else `judge_max_tokens`."""
+    return context.revise_max_tokens if judge_step(state) == "revise" else context.judge_max_tokens
 
 
 async def judge_claim(state: ClaimState, runtime: Runtime[Context], *, resources: Resources) -> ClaimUpdate:
@@ -98,11 +113,9 @@ async def judge_claim(state: ClaimState, runtime: Runtime[Context], *, resources
             "claim_evidence": evidence, "judge_payload": None, "judge_call_error": f"the model call failed: {exc}",
             "judge_attempt": attempt, "computation": None, "trace": [record],
         }
-    record = TraceRecord(
-        step=JUDGE_CLAIM, claim_id=claim.id, attempt=attempt, outcome="ok",
-        tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, seconds=watch.seconds, cache=reply.cache,
-    )
+    record, error = answer_record(JUDGE_CLAIM, reply, step=judge_step(state), cap=judge_tokens(state, runtime.context),
+                                  attempt=attempt, seconds=watch.seconds, claim_id=claim.id)
     return {
-        "claim_evidence": evidence, "judge_payload": reply.payload, "judge_call_error": None,
+        "claim_evidence": evidence, "judge_payload": None if error else reply.payload, "judge_call_error": error,
         "judge_attempt": attempt, "computation": None, "trace": [record],
     }

@@ -12,7 +12,7 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.caches import BaseCache
 from langchain_core.language_models import BaseChatModel
@@ -23,16 +23,32 @@ from pydantic import BaseModel
 from veracity.cache.outcomes import CacheOutcome, observe_cache, overall
 from veracity.errors import ConfigurationError
 
+StructuredOutput = Literal["auto", "json_schema", "tools", "prompt"]
+"""How a step asks for its JSON: a JSON schema the server enforces ('json_schema': OpenAI's, llama.cpp's,
+vLLM's `response_format`), the provider's tool calling ('tools'), or only the prompt's instructions
+('prompt'). 'auto' is json_schema for OpenAI-compatible models and tools for the others. Whatever
+comes back is validated by the gates."""
+
+
+Method = Literal["json_schema", "tools", "prompt"]
+"""How an answer was actually asked for."""
+
 
 @dataclass(frozen=True)
 class ModelReply:
-    """A model's answer: the payload to validate, the tokens it cost, and whether the cache gave it."""
+    """A model's answer: the payload to validate, the tokens it cost, and how it was obtained."""
 
     payload: Any
     tokens_in: int
     tokens_out: int
     cache: CacheOutcome | None = None
     """'hit' (answered from the cache, costing no tokens), 'miss', or None when no cache was asked."""
+    truncated: bool = False
+    """The answer stopped at its output-token limit, so it is most likely incomplete."""
+    structured: Method | None = None
+    """How the answer was asked for (None: not by a chat model)."""
+    note: str | None = None
+    """Why the structured request was replaced by a plain one (the server refused it), or None."""
 
 
 def init_model(spec: str, *, temperature: float = 0.0, cache: BaseCache | bool | None = None) -> BaseChatModel:
@@ -77,6 +93,64 @@ def _payload_of(message: BaseMessage | None) -> Any:
     return message.content if message is not None else None
 
 
+def _stopped_at_limit(message: BaseMessage | None) -> bool:
+    """Whether the provider says the answer ended at its token limit (OpenAI-style or Anthropic-style)."""
+    metadata = getattr(message, "response_metadata", None) or {}
+    return metadata.get("finish_reason") == "length" or metadata.get("stop_reason") == "max_tokens"
+
+
+def _cut_off(exc: BaseException) -> BaseMessage | None:
+    """The partial answer inside a client's "length limit reached" error, or None for any other error.
+
+    The OpenAI SDK refuses to parse a schema-bound answer that stopped at its limit and raises
+    with the completion attached; it is turned back into a message so the gate can say why.
+    """
+    completion = getattr(exc, "completion", None)
+    if type(exc).__name__ != "LengthFinishReasonError" or completion is None:
+        return None
+    usage = getattr(completion, "usage", None)
+    choices = getattr(completion, "choices", None) or []
+    content = getattr(getattr(choices[0], "message", None), "content", None) if choices else None
+    return AIMessage(
+        content=content or "",
+        response_metadata={"finish_reason": "length"},
+        usage_metadata={
+            "input_tokens": int(getattr(usage, "prompt_tokens", 0) or 0),
+            "output_tokens": int(getattr(usage, "completion_tokens", 0) or 0),
+            "total_tokens": int(getattr(usage, "total_tokens", 0) or 0),
+        },
+    )
+
+
+def _refused_structured_output(exc: BaseException) -> bool:
+    """Whether `exc` says the server does not take the structured-output request.
+
+    That is a 400/422 naming the schema, the response format or tools, or a client that cannot
+    build the request; any other failure is left to the gate as a failed attempt.
+    """
+    if isinstance(exc, NotImplementedError):
+        return True
+    status = getattr(exc, "status_code", None) or getattr(getattr(exc, "response", None), "status_code", None)
+    if status not in (400, 422):
+        return False
+    text = str(exc).lower()
+    return any(word in text for word in ("response_format", "json_schema", "schema", "grammar", "tool"))
+
+
+def _method(model: BaseChatModel, asked: StructuredOutput) -> Method:
+    """The structured-output method to use for `asked` (see `StructuredOutput`).
+
+    A model without tool calling only has the prompt.
+    """
+    from langchain_openai.chat_models.base import BaseChatOpenAI
+
+    if asked == "prompt" or not _supports_tools(model):
+        return "prompt"
+    if asked == "auto":
+        return "json_schema" if isinstance(model, BaseChatOpenAI) else "tools"
+    return asked
+
+
 class ModelTimeout(TimeoutError):
     """The chat model did not answer within the per-call limit (`Context.model_timeout`)."""
 
@@ -95,29 +169,70 @@ async def answer_within(seconds: float) -> AsyncIterator[None]:
         raise ModelTimeout(f"the model did not answer within {seconds:g} s (model_timeout)") from None
 
 
+async def _structured_call(
+    model: BaseChatModel, messages: list[BaseMessage], schema: dict[str, Any], method: Method,
+    config: RunnableConfig,
+) -> BaseMessage | None:
+    kwargs: dict[str, Any] = {"include_raw": True}
+    if method == "json_schema":
+        kwargs["method"] = "json_schema"  # for tools, the provider's default is its tool calling
+    runnable = model.with_structured_output(schema, **kwargs)
+    try:
+        result = await runnable.ainvoke(messages, config=config)
+    except Exception as exc:
+        partial = _cut_off(exc)
+        if partial is None:
+            raise
+        return partial
+    assert isinstance(result, dict)  # include_raw=True: {"raw": message, "parsed": ..., "parsing_error": ...}
+    raw: BaseMessage | None = result["raw"]
+    return raw
+
+
 async def ask_structured(
-    model: BaseChatModel, messages: list[BaseMessage], schema: type[BaseModel], *, run_name: str | None = None
+    model: BaseChatModel, messages: list[BaseMessage], schema: type[BaseModel], *, run_name: str | None = None,
+    max_tokens: int | None = None, structured_output: StructuredOutput = "auto",
+    request_schema: dict[str, Any] | None = None,
 ) -> ModelReply:
     """Ask `model` for an answer shaped like `schema` and return the unvalidated payload.
 
-    Models that implement tool calling get `with_structured_output(include_raw=True)`; the
-    rest are asked for JSON in the prompt. Either way the payload is the raw tool-call
-    arguments or message text. `run_name` names the call in LangSmith traces.
+    `structured_output` picks how (see `StructuredOutput`); a model without tool calling is asked
+    through the prompt alone. When the server refuses the structured request (llama.cpp builds
+    without schema support, some proxies), the same call is made as a plain one and the reply says
+    so in `note`. Either way the payload is the raw tool-call arguments or message text, and the
+    gates validate it. `max_tokens` caps the answer (see `output_caps`); a capped answer comes back
+    with `truncated` set. `request_schema` replaces `schema`'s JSON schema in the request (a bounded
+    one, see `request_schemas`). `run_name` names the call in LangSmith traces.
 
     The schema is passed as a plain JSON-schema dict, not the pydantic class: given a
     class, some clients (the OpenAI SDK's `parse`) validate inside the call and raise,
     which would hide the reply and its token usage from the gate.
     """
+    from veracity.runtime.output_caps import with_output_cap
+
     config: RunnableConfig = {"run_name": run_name or schema.__name__, "tags": [f"veracity:{schema.__name__}"]}
+    if max_tokens is not None:
+        model, _ = with_output_cap(model, max_tokens)
+    method = _method(model, structured_output)
+    note: str | None = None
     raw: BaseMessage | None
     with observe_cache() as seen:
-        if _supports_tools(model):
-            runnable = model.with_structured_output(_json_schema(schema), include_raw=True)
-            result = await runnable.ainvoke(messages, config=config)
-            assert isinstance(result, dict)  # include_raw=True: {"raw": message, "parsed": ..., "parsing_error": ...}
-            raw = result["raw"]
-        else:
+        if method == "prompt":
             raw = await model.ainvoke(messages, config=config)
+        else:
+            try:
+                raw = await _structured_call(model, messages, request_schema or _json_schema(schema), method,
+                                             config)
+            except Exception as exc:
+                if not _refused_structured_output(exc):
+                    raise
+                note = f"the server refused structured output ({exc}); asked for JSON in the prompt instead"
+                method = "prompt"
+                raw = await model.ainvoke(messages, config=config)
     cache = overall(seen)
     tokens_in, tokens_out = (0, 0) if cache == "hit" else _usage(raw)
-    return ModelReply(payload=_payload_of(raw), tokens_in=tokens_in, tokens_out=tokens_out, cache=cache)
+    return ModelReply(
+        payload=_payload_of(raw), tokens_in=tokens_in, tokens_out=tokens_out, cache=cache,
+        truncated=_stopped_at_limit(raw), structured=method, note=note,
+    )
+
