@@ -88,8 +88,8 @@ class Context:
         default="auto", metadata={"description": (
             "How the model is asked for JSON: 'json_schema' (the server enforces the schema: OpenAI, llama.cpp, "
             "vLLM), 'tools' (tool calling), 'prompt' (instructions only). 'auto': json_schema for OpenAI-compatible "
-            "models, tools for others. A server that refuses it is asked through the prompt; the gates check "
-            "every answer either way."
+            "models, the provider's own structured output for others. A server that refuses it is asked through "
+            "the prompt; the gates check every answer either way."
         )},
     )
     counter_search: bool = field(

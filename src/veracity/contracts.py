@@ -310,8 +310,9 @@ class TraceRecord(BaseModel):
     seconds: float = 0.0
     cache: Literal["hit", "miss"] | None = None
     """For a model call or web search: answered from the cache ('hit'), or made and then kept ('miss')."""
-    structured: Literal["json_schema", "tools", "prompt"] | None = None
-    """For a model call: how its JSON was asked for (a schema the server enforces, a tool call, or the prompt)."""
+    structured: Literal["json_schema", "tools", "provider", "prompt"] | None = None
+    """For a model call: how its JSON was asked for (a schema the server enforces, a tool call, the provider's
+    default structured output, or the prompt alone)."""
 
 
 class Summary(BaseModel):

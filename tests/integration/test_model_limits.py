@@ -100,3 +100,12 @@ def test_structured_output_prompt_sends_no_schema(fake_openai: FakeOpenAI) -> No
     assert report.ok, report.evaluation.issues
     assert all("response_format" not in r.body and "tools" not in r.body for r in fake_openai.requests)
     assert {r.structured for r in report.trace if r.step == "judge_claim"} == {"prompt"}
+
+
+def test_structured_output_tools_asks_for_a_tool_call(fake_openai: FakeOpenAI) -> None:
+    report = run_check(structured_output="tools")
+
+    assert report.ok, report.evaluation.issues
+    assert_supported_with_served_quotes(report)
+    assert all("tools" in r.body and "response_format" not in r.body for r in fake_openai.requests)
+    assert {r.structured for r in report.trace if r.step in ("extract_claims", "judge_claim")} == {"tools"}

@@ -192,7 +192,8 @@ def _token_caps(values: tuple[str, ...]) -> dict[str, int]:
 @click.option("--structured-output", type=click.Choice(["auto", "json_schema", "tools", "prompt"]), default=None,
               help="How the model is asked for JSON: json_schema (the server enforces a schema: OpenAI, "
                    "llama.cpp, vLLM), tools (tool calling), prompt (instructions only). Default auto: json_schema "
-                   "for openai:* models, tools for others; a server that refuses it is asked through the prompt.")
+                   "for openai:* models, the provider's own for others; a server that refuses it is asked through "
+                   "the prompt.")
 @click.option("--search", "-s", type=click.Choice(["auto", "web", "kb", "source"]), default="auto", show_default=True,
               help="Evidence: web (Tavily), kb (local knowledge base), source (--source only). "
                    "auto: source with --source, else web when TAVILY_API_KEY is set, else kb.")

@@ -25,13 +25,13 @@ from veracity.errors import ConfigurationError
 
 StructuredOutput = Literal["auto", "json_schema", "tools", "prompt"]
 """How a step asks for its JSON: a JSON schema the server enforces ('json_schema': OpenAI's, llama.cpp's,
-vLLM's `response_format`), the provider's tool calling ('tools'), or only the prompt's instructions
-('prompt'). 'auto' is json_schema for OpenAI-compatible models and tools for the others. Whatever
-comes back is validated by the gates."""
+vLLM's `response_format`), tool calling ('tools'), or only the prompt's instructions ('prompt').
+'auto' is json_schema for OpenAI-compatible models and the provider's own default for the others.
+Whatever comes back is validated by the gates."""
 
 
-Method = Literal["json_schema", "tools", "prompt"]
-"""How an answer was actually asked for."""
+Method = Literal["json_schema", "tools", "provider", "prompt"]
+"""How an answer was actually asked for ('provider': the integration's default structured output)."""
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,7 @@ def _method(model: BaseChatModel, asked: StructuredOutput) -> Method:
     if asked == "prompt" or not _supports_tools(model):
         return "prompt"
     if asked == "auto":
-        return "json_schema" if isinstance(model, BaseChatOpenAI) else "tools"
+        return "json_schema" if isinstance(model, BaseChatOpenAI) else "provider"
     return asked
 
 
@@ -174,8 +174,8 @@ async def _structured_call(
     config: RunnableConfig,
 ) -> BaseMessage | None:
     kwargs: dict[str, Any] = {"include_raw": True}
-    if method == "json_schema":
-        kwargs["method"] = "json_schema"  # for tools, the provider's default is its tool calling
+    if method in ("json_schema", "tools"):
+        kwargs["method"] = "json_schema" if method == "json_schema" else "function_calling"
     runnable = model.with_structured_output(schema, **kwargs)
     try:
         result = await runnable.ainvoke(messages, config=config)
