@@ -69,3 +69,14 @@ def test_the_judge_schema_names_only_retrieved_evidence() -> None:
 def test_with_no_evidence_the_judge_schema_allows_no_citation() -> None:
     props = judge_schema([])["properties"]
     assert props["evidence_id"]["anyOf"] == [{"type": "null"}] and props["quote"]["anyOf"] == [{"type": "null"}]
+
+
+def test_a_revise_round_uses_the_revise_cap() -> None:
+    from veracity.contracts import Claim
+    from veracity.nodes.judge import judge_step, judge_tokens
+
+    claim = Claim(id="c1", text="Paris is in France.", source="Paris is in France.", span=(0, 19))
+    context = Context(judge_max_tokens=300, revise_max_tokens=700)
+    first, again = {"claim": claim, "revision": 0}, {"claim": claim, "revision": 1}
+    assert (judge_step(first), judge_tokens(first, context)) == ("judge", 300)  # type: ignore[arg-type]
+    assert (judge_step(again), judge_tokens(again, context)) == ("revise", 700)  # type: ignore[arg-type]
