@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from veracity.cache.outcomes import CacheOutcome, observe_cache, overall
 from veracity.errors import ConfigurationError
+from veracity.runtime.output_caps import with_output_cap
 
 StructuredOutput = Literal["auto", "json_schema", "tools", "prompt"]
 """How a step asks for its JSON: a JSON schema the server enforces ('json_schema': OpenAI's, llama.cpp's,
@@ -137,6 +138,12 @@ def _refused_structured_output(exc: BaseException) -> bool:
     return any(word in text for word in ("response_format", "json_schema", "schema", "grammar", "tool"))
 
 
+def _shortened(text: str, limit: int = 200) -> str:
+    """`text` on one line, cut to `limit` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
 def _method(model: BaseChatModel, asked: StructuredOutput) -> Method:
     """The structured-output method to use for `asked` (see `StructuredOutput`).
 
@@ -208,8 +215,6 @@ async def ask_structured(
     class, some clients (the OpenAI SDK's `parse`) validate inside the call and raise,
     which would hide the reply and its token usage from the gate.
     """
-    from veracity.runtime.output_caps import with_output_cap
-
     config: RunnableConfig = {"run_name": run_name or schema.__name__, "tags": [f"veracity:{schema.__name__}"]}
     if max_tokens is not None:
         model, _ = with_output_cap(model, max_tokens)
@@ -226,7 +231,8 @@ async def ask_structured(
             except Exception as exc:
                 if not _refused_structured_output(exc):
                     raise
-                note = f"the server refused structured output ({exc}); asked for JSON in the prompt instead"
+                note = (f"the server refused structured output ({_shortened(str(exc))}); asked for JSON in the "
+                        "prompt instead")
                 method = "prompt"
                 raw = await model.ainvoke(messages, config=config)
     cache = overall(seen)
