@@ -55,7 +55,12 @@ def test_the_extraction_schema_bounds_passages_by_the_text() -> None:
     assert claim["source"]["maxLength"] == len(text)
     assert claim["claim"]["maxLength"] > len(text)
     assert claim["counter_query"]["anyOf"][0]["maxLength"] == 200
-    assert schema["properties"]["claims"]["maxItems"] == len(text.split()) // 3 + 1
+    assert schema["properties"]["claims"]["maxItems"] == len(text) // 10 + 1  # more than one per three words
+
+
+def test_a_text_without_spaces_still_allows_one_claim_per_ten_characters() -> None:
+    text = "巴黎是法国的首都。埃菲尔铁塔于一八八九年建成。它高三百米。"
+    assert extraction_schema(text)["properties"]["claims"]["maxItems"] == len(text) // 10 + 1 > 2
 
 
 def test_the_judge_schema_names_only_retrieved_evidence() -> None:

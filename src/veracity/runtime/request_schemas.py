@@ -26,6 +26,9 @@ CLAIM_MARGIN_CHARS = 200
 WORDS_PER_CLAIM = 3
 """The fewest words of text one claim can come from ("Paris is French" is three)."""
 
+CHARS_PER_CLAIM = 10
+"""The fewest characters one claim can come from, for scripts written without spaces ("巴黎是法国首都")."""
+
 
 def _property(schema: dict[str, Any], definition: str | None, name: str) -> dict[str, Any]:
     owner = schema["$defs"][definition] if definition else schema
@@ -44,8 +47,8 @@ def _bound_string(prop: dict[str, Any], chars: int) -> None:
 def extraction_schema(text: str) -> dict[str, Any]:
     """`ExtractionOutput`'s schema for extracting claims from `text`.
 
-    Passages are no longer than the text, and there are no more claims than the text has
-    three-word statements.
+    Passages are no longer than the text, and there are no more claims (or skipped statements)
+    than one per three words or per ten characters, whichever allows more.
     """
     schema = copy.deepcopy(ExtractionOutput.model_json_schema())
     length = len(text)
@@ -53,7 +56,7 @@ def extraction_schema(text: str) -> dict[str, Any]:
     _bound_string(_property(schema, "ExtractedClaim", "source"), length)
     _bound_string(_property(schema, "ExtractedClaim", "counter_query"), QUERY_CHARS)
     _bound_string(_property(schema, "SkippedStatement", "source"), length)
-    statements = len(text.split()) // WORDS_PER_CLAIM + 1
+    statements = max(len(text.split()) // WORDS_PER_CLAIM, length // CHARS_PER_CLAIM) + 1
     schema["properties"]["claims"]["maxItems"] = statements
     schema["properties"]["skipped"]["maxItems"] = statements
     return schema
