@@ -26,8 +26,11 @@ CLAIM_MARGIN_CHARS = 200
 WORDS_PER_CLAIM = 3
 """The fewest words of text one claim can come from ("Paris is French" is three)."""
 
-CHARS_PER_CLAIM = 10
-"""The fewest characters one claim can come from, for scripts written without spaces ("巴黎是法国首都")."""
+RUN_CHARS_PER_WORD = 4
+"""In a run of text longer than `LONG_RUN` characters without a space (scripts written without spaces,
+"巴黎是法国的首都。"), every this many characters count as one word."""
+
+LONG_RUN = 12
 
 
 def _property(schema: dict[str, Any], definition: str | None, name: str) -> dict[str, Any]:
@@ -44,11 +47,21 @@ def _bound_string(prop: dict[str, Any], chars: int) -> None:
             branch["maxLength"] = max(1, chars)
 
 
+def word_count(text: str) -> int:
+    """The words of `text`: whitespace-separated, a long run without spaces counting one per 4 characters.
+
+    The bound on claims must stay tight (a small model given room repeats its list until its
+    token cap) but must not hold a text in a script without spaces to a single claim.
+    """
+    runs = text.split()
+    return sum(len(run) // RUN_CHARS_PER_WORD if len(run) > LONG_RUN else 1 for run in runs)
+
+
 def extraction_schema(text: str) -> dict[str, Any]:
     """`ExtractionOutput`'s schema for extracting claims from `text`.
 
     Passages are no longer than the text, and there are no more claims (or skipped statements)
-    than one per three words or per ten characters, whichever allows more.
+    than one per three words (see `word_count`).
     """
     schema = copy.deepcopy(ExtractionOutput.model_json_schema())
     length = len(text)
@@ -56,7 +69,7 @@ def extraction_schema(text: str) -> dict[str, Any]:
     _bound_string(_property(schema, "ExtractedClaim", "source"), length)
     _bound_string(_property(schema, "ExtractedClaim", "counter_query"), QUERY_CHARS)
     _bound_string(_property(schema, "SkippedStatement", "source"), length)
-    statements = max(len(text.split()) // WORDS_PER_CLAIM, length // CHARS_PER_CLAIM) + 1
+    statements = word_count(text) // WORDS_PER_CLAIM + 1
     schema["properties"]["claims"]["maxItems"] = statements
     schema["properties"]["skipped"]["maxItems"] = statements
     return schema
