@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.unit.training_scripts import training_script
 
 
 @pytest.fixture(scope="module")
 def calibrate():
-    sys.path.insert(0, str(ROOT / "training"))
-    try:
-        import calibrate as module
-    finally:
-        sys.path.remove(str(ROOT / "training"))
-    return module
+    return training_script("calibrate")
 
 
 def test_a_passage_setting_reads_top_and_around(calibrate):

@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.unit.training_scripts import training_script
 
 
 @pytest.fixture(scope="module")
 def cv():
-    sys.path.insert(0, str(ROOT / "training"))
-    try:
-        import cross_validate as module
-    finally:
-        sys.path.remove(str(ROOT / "training"))
-    return module
+    return training_script("cross_validate")
 
 
 def test_every_row_of_a_claim_lands_in_one_fold(cv):
