@@ -297,6 +297,10 @@ class Evaluation(BaseModel):
     issues: list[EvaluationIssue] = Field(default_factory=list)
 
 
+StructuredMethod = Literal["json_schema", "tools", "provider", "prompt"]
+"""How a model answer was asked for ('provider': the integration's default structured output)."""
+
+
 class TraceRecord(BaseModel):
     """One step of one attempt, as recorded by the graph."""
 
@@ -310,7 +314,7 @@ class TraceRecord(BaseModel):
     seconds: float = 0.0
     cache: Literal["hit", "miss"] | None = None
     """For a model call or web search: answered from the cache ('hit'), or made and then kept ('miss')."""
-    structured: Literal["json_schema", "tools", "provider", "prompt"] | None = None
+    structured: StructuredMethod | None = None
     """For a model call: how its JSON was asked for (a schema the server enforces, a tool call, the provider's
     default structured output, or the prompt alone)."""
 

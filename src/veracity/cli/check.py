@@ -10,7 +10,7 @@ import time
 import uuid
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import click
 from rich.console import Console
@@ -22,7 +22,9 @@ from veracity.context import DEFAULT_MODEL, Context
 from veracity.contracts import Report
 from veracity.errors import ConfigurationError, InputError
 from veracity.progress import ProgressEvent
+from veracity.runtime.models import StructuredOutput
 from veracity.runtime.modes import resolve_mode
+from veracity.runtime.output_caps import CAP_SETTINGS
 
 EXIT_SUPPORTED = 0
 EXIT_NOT_SUPPORTED = 1
@@ -163,18 +165,15 @@ def _archive_template(value: str | None) -> str | None:
     return value
 
 
-_CAP_STEPS = {"extract": "extraction_max_tokens", "judge": "judge_max_tokens", "revise": "revise_max_tokens"}
-
-
 def _token_caps(values: tuple[str, ...]) -> dict[str, int]:
     """Parse repeated --max-tokens STEP=N into Context settings."""
     caps: dict[str, int] = {}
     for value in values:
         step, _, number = value.partition("=")
-        if step not in _CAP_STEPS or not number.isdigit() or int(number) < 1:
-            raise click.BadParameter(f"expected STEP=N with STEP one of {', '.join(_CAP_STEPS)} and N a positive "
+        if step not in CAP_SETTINGS or not number.isdigit() or int(number) < 1:
+            raise click.BadParameter(f"expected STEP=N with STEP one of {', '.join(CAP_SETTINGS)} and N a positive "
                                      f"number of tokens, got {value!r}")
-        caps[_CAP_STEPS[step]] = int(number)
+        caps[CAP_SETTINGS[step]] = int(number)
     return caps
 
 
@@ -189,7 +188,7 @@ def _token_caps(values: tuple[str, ...]) -> dict[str, int]:
               help="Most tokens one model answer of STEP (extract, judge, revise) may take; a longer answer is "
                    "cut off, rejected by the gate with the reason and asked again. Repeatable. Default: "
                    "extract 256 + 0.75 per character of text, judge and revise 512.")
-@click.option("--structured-output", type=click.Choice(["auto", "json_schema", "tools", "prompt"]), default=None,
+@click.option("--structured-output", type=click.Choice(get_args(StructuredOutput)), default=None,
               help="How the model is asked for JSON: json_schema (the server enforces a schema: OpenAI, "
                    "llama.cpp, vLLM), tools (tool calling), prompt (instructions only). Default auto: json_schema "
                    "for openai:* models, the provider's own for others; a server that refuses it is asked through "

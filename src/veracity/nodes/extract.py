@@ -59,7 +59,7 @@ def extraction_messages(
 
 
 async def _extract(text: str, context: Context, resources: Resources, errors: list[str], *, offline: bool,
-                   source_mode: bool) -> ModelReply:
+                   source_mode: bool, cap: int) -> ModelReply:
     if offline:
         from veracity.offline.extract import extract_claims_offline
 
@@ -67,7 +67,7 @@ async def _extract(text: str, context: Context, resources: Resources, errors: li
     messages = extraction_messages(text, context, errors, source_mode=source_mode)
     async with answer_within(context.model_timeout):
         return await ask_structured(resources.chat_model(context), messages, ExtractionOutput,
-                                    run_name="extract_claims.model", max_tokens=extraction_tokens(text, context),
+                                    run_name="extract_claims.model", max_tokens=cap,
                                     structured_output=context.structured_output,
                                     request_schema=extraction_schema(text))
 
@@ -92,9 +92,10 @@ async def extract_claims(state: FactCheckState, runtime: Runtime[Context], *, re
         return {**base, "input_failure": failure, "trace": [record]}
 
     emit(ProgressEvent(kind="extracting", attempt=attempt))
+    cap = extraction_tokens(state["text"], context)
     try:
         reply = await _extract(state["text"], context, resources, state.get("extraction_errors", []),
-                               offline=mode.offline, source_mode=mode.source)
+                               offline=mode.offline, source_mode=mode.source, cap=cap)
     except Exception as exc:  # a failed call is one failed attempt, judged by the gate
         record = TraceRecord(
             step=EXTRACT_CLAIMS, attempt=attempt, outcome="failed", reason=f"model call failed: {exc}",
@@ -102,7 +103,7 @@ async def extract_claims(state: FactCheckState, runtime: Runtime[Context], *, re
         )
         return {**base, "extraction_payload": None, "extraction_call_error": f"the model call failed: {exc}",
                 "trace": [record]}
-    record, error = answer_record(EXTRACT_CLAIMS, reply, step="extract", cap=extraction_tokens(state["text"], context),
-                                  attempt=attempt, seconds=watch.seconds)
+    record, error = answer_record(EXTRACT_CLAIMS, reply, step="extract", cap=cap, attempt=attempt,
+                                  seconds=watch.seconds)
     payload = None if error else reply.payload
     return {**base, "extraction_payload": payload, "extraction_call_error": error, "trace": [record]}

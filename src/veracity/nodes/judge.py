@@ -71,7 +71,9 @@ def judge_messages(
     return messages + gate_feedback(errors, context.max_judge_attempts)
 
 
-async def _judge(state: ClaimState, evidence: list[Evidence], context: Context, resources: Resources) -> ModelReply:
+async def _judge(
+    state: ClaimState, evidence: list[Evidence], context: Context, resources: Resources, *, cap: int
+) -> ModelReply:
     claim, feedback = state["claim"], state.get("feedback")
     if resources.mode(context).offline:
         judge = resources.offline_judge()
@@ -81,7 +83,7 @@ async def _judge(state: ClaimState, evidence: list[Evidence], context: Context, 
                               source_mode=state.get("source_mode", False))
     async with answer_within(context.model_timeout):
         return await ask_structured(resources.chat_model(context), messages, JudgeOutput,
-                                    run_name="judge_claim.model", max_tokens=judge_tokens(state, context),
+                                    run_name="judge_claim.model", max_tokens=cap,
                                     structured_output=context.structured_output,
                                     request_schema=judge_schema(evidence))
 
@@ -102,8 +104,9 @@ async def judge_claim(state: ClaimState, runtime: Runtime[Context], *, resources
     attempt = state.get("judge_attempt", 0) + 1
     watch = Stopwatch()
     evidence = evidence_for(state)
+    cap = judge_tokens(state, runtime.context)
     try:
-        reply = await _judge(state, evidence, runtime.context, resources)
+        reply = await _judge(state, evidence, runtime.context, resources, cap=cap)
     except Exception as exc:  # a failed call is one failed attempt, judged by the gate
         record = TraceRecord(
             step=JUDGE_CLAIM, claim_id=claim.id, attempt=attempt, outcome="failed",
@@ -113,8 +116,8 @@ async def judge_claim(state: ClaimState, runtime: Runtime[Context], *, resources
             "claim_evidence": evidence, "judge_payload": None, "judge_call_error": f"the model call failed: {exc}",
             "judge_attempt": attempt, "computation": None, "trace": [record],
         }
-    record, error = answer_record(JUDGE_CLAIM, reply, step=judge_step(state), cap=judge_tokens(state, runtime.context),
-                                  attempt=attempt, seconds=watch.seconds, claim_id=claim.id)
+    record, error = answer_record(JUDGE_CLAIM, reply, step=judge_step(state), cap=cap, attempt=attempt,
+                                  seconds=watch.seconds, claim_id=claim.id)
     return {
         "claim_evidence": evidence, "judge_payload": None if error else reply.payload, "judge_call_error": error,
         "judge_attempt": attempt, "computation": None, "trace": [record],

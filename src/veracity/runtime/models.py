@@ -21,6 +21,7 @@ from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel
 
 from veracity.cache.outcomes import CacheOutcome, observe_cache, overall
+from veracity.contracts import StructuredMethod
 from veracity.errors import ConfigurationError
 from veracity.runtime.output_caps import with_output_cap
 
@@ -29,10 +30,6 @@ StructuredOutput = Literal["auto", "json_schema", "tools", "prompt"]
 vLLM's `response_format`), tool calling ('tools'), or only the prompt's instructions ('prompt').
 'auto' is json_schema for OpenAI-compatible models and the provider's own default for the others.
 Whatever comes back is validated by the gates."""
-
-
-Method = Literal["json_schema", "tools", "provider", "prompt"]
-"""How an answer was actually asked for ('provider': the integration's default structured output)."""
 
 
 @dataclass(frozen=True)
@@ -46,7 +43,7 @@ class ModelReply:
     """'hit' (answered from the cache, costing no tokens), 'miss', or None when no cache was asked."""
     truncated: bool = False
     """The answer stopped at its output-token limit, so it is most likely incomplete."""
-    structured: Method | None = None
+    structured: StructuredMethod | None = None
     """How the answer was asked for (None: not by a chat model)."""
     note: str | None = None
     """Why the structured request was replaced by a plain one (the server refused it), or None."""
@@ -144,7 +141,7 @@ def _shortened(text: str, limit: int = 200) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def _method(model: BaseChatModel, asked: StructuredOutput) -> Method:
+def _method(model: BaseChatModel, asked: StructuredOutput) -> StructuredMethod:
     """The structured-output method to use for `asked` (see `StructuredOutput`).
 
     A model without tool calling only has the prompt.
@@ -177,7 +174,7 @@ async def answer_within(seconds: float) -> AsyncIterator[None]:
 
 
 async def _structured_call(
-    model: BaseChatModel, messages: list[BaseMessage], schema: dict[str, Any], method: Method,
+    model: BaseChatModel, messages: list[BaseMessage], schema: dict[str, Any], method: StructuredMethod,
     config: RunnableConfig,
 ) -> BaseMessage | None:
     kwargs: dict[str, Any] = {"include_raw": True}
