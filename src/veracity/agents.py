@@ -6,7 +6,8 @@
   blocks it, or sends it back once with the unsupported phrases quoted for a rewrite.
 
 Both take the keyword settings of `veracity.check` (e.g. ``model="offline"``,
-``source_text=POLICY``).
+``source_text=POLICY``). With a source text, that source is the only evidence: a `search`
+other than 'auto' or 'source', or a `backend`, alongside it raises `SourceConflictError`.
 """
 
 from __future__ import annotations

@@ -37,7 +37,9 @@ async def acheck(
     `model` is a chat model object or a 'provider:model' string; `backend` an evidence
     backend or LangChain retriever. Other keyword settings are `Context` fields, e.g.
     `max_revisions=1`. Raises `InputError` for empty or oversized text and
-    `ConfigurationError` when the model or search backend is not set up.
+    `ConfigurationError` when the model or search backend is not set up. With `source_text` the
+    source is the only evidence: `search` must then be 'auto' or 'source', and `backend` unset
+    (`SourceConflictError`, a `ConfigurationError`, otherwise).
     `on_progress(event)` hears each `veracity.ProgressEvent` as it happens: the claims found,
     each claim's verdict, revise rounds.
 

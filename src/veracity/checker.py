@@ -21,7 +21,7 @@ from langgraph.types import Durability
 
 from veracity.context import Context
 from veracity.contracts import Report
-from veracity.errors import InputError
+from veracity.errors import InputError, SourceConflictError
 from veracity.evidence.base import EvidenceBackend
 from veracity.graph import ClaimGraph, FactCheckGraph, build_claim_graph, compile_graph
 from veracity.nodes.extract import input_problem, valid_unicode
@@ -29,7 +29,7 @@ from veracity.nodes.names import FINALIZE_REPORT
 from veracity.progress import ProgressEvent
 from veracity.runtime.checkpoints import open_checkpointer
 from veracity.runtime.deadline import PartialRun, deadline_report
-from veracity.runtime.modes import Mode
+from veracity.runtime.modes import Mode, source_conflict
 from veracity.runtime.resources import Resources
 from veracity.state import InputState
 
@@ -42,7 +42,10 @@ class Checker:
 
     `model` is a chat model object or a 'provider:model' string (or 'offline'); `backend` an
     evidence backend or LangChain retriever. Other keyword settings are `Context` fields and
-    serve as defaults for every check; a check's own settings override them.
+    serve as defaults for every check; a check's own settings override them. A check that carries
+    its own `source_text` (and names no `search`) is checked against that source whatever this
+    checker's default `search`; a source text together with another search or a bound backend
+    raises `SourceConflictError`, here or at the check.
     """
 
     def __init__(
@@ -56,6 +59,9 @@ class Checker:
             settings["model"] = model
             model = None
         Context.from_settings(**settings)  # unknown names fail here, not at the first check
+        problem = source_conflict(settings.get("search"), settings.get("source_text"), bound_backend=backend)
+        if problem is not None:
+            raise SourceConflictError(problem)
         self.settings = settings
         self.bound_model = model
         self.resources = Resources(model=model, backend=backend)
@@ -67,8 +73,15 @@ class Checker:
         return build_claim_graph(self.resources)
 
     def context(self, **settings: Any) -> Context:
-        """The `Context` of a check: this checker's settings, overridden by `settings`."""
-        return Context.from_settings(**{**self.settings, **settings})
+        """The `Context` of a check: this checker's settings, overridden by `settings`.
+
+        This checker's `search` is a default for checks without a source: a check that brings its
+        own source text and names no search of its own is checked against that source.
+        """
+        merged = {**self.settings, **settings}
+        if settings.get("source_text") is not None and settings.get("search") is None:
+            merged["search"] = "source"
+        return Context.from_settings(**merged)
 
     def _run_config(self, mode: Mode, tags: list[str] | None = None) -> RunnableConfig:
         """The run's name, tags and metadata, as LangSmith shows them."""

@@ -38,12 +38,15 @@ class Context:
         metadata={"description": (
             "Evidence: 'web' (Tavily), 'kb' (local knowledge base) or 'source' (only source_text). 'auto': "
             "source when source_text is set, else web when TAVILY_API_KEY is set, else kb. "
-            "Ignored when a backend object is bound."
+            "Ignored when a backend object is bound. 'web' or 'kb' with source_text is a ConfigurationError."
         )},
     )
     source_text: str | None = field(
         default=None,
-        metadata={"description": "A text (e.g. a policy) the answer must stay within; used as the only evidence."},
+        metadata={"description": (
+            "A text (e.g. a policy) the answer must stay within; used as the only evidence (search must be "
+            "'auto' or 'source', and no backend object bound)."
+        )},
     )
     source_title: str = field(default="source", metadata={"description": "Name shown for the source text."})
     kb_path: str | None = field(

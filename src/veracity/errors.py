@@ -30,5 +30,9 @@ class ToolError(VeracityError):
         self.transient = transient
 
 
+class SourceConflictError(ConfigurationError):
+    """A source text was given together with another evidence kind (a search or a bound backend); drop one."""
+
+
 class KnowledgeBaseError(ConfigurationError):
     """The knowledge base is missing, corrupt, incompatible or busy; the message says how to fix it."""

@@ -252,5 +252,60 @@ def test_batch_runs_at_most_its_concurrency_of_checks_at_once() -> None:
 def test_analyze_does_not_pass_a_refuted_answer_outside_source_mode(offline_url: str) -> None:
     answer = "Sydney is the capital of Australia."  # the demo knowledge base says Canberra
     body = post(offline_url, "/analyze", {"query": "What is the capital of Australia?", "answer": answer}).json()
-    assert [c["label"] for c in body["claims_analysis"]] == ["refuted"]
+    assert [(c["label"], c["leaning"]) for c in body["claims_analysis"]] == [("unverifiable", "refuted")]
     assert body["passed"] is False
+
+
+# --------------------------------------------------------------------------- a source text is always the evidence
+
+BROCHURE = "Exhibition brochure: the Eiffel Tower was completed in 1887."
+COMPLETED = "The Eiffel Tower was completed in 1889."  # the demo knowledge base supports it; the brochure does not
+
+
+@pytest.fixture(scope="module")
+def kb_url() -> Iterator[str]:
+    """A server started as `veracity serve --search kb --model offline`."""
+    with serving(create_app(model="offline", search="kb", api_key="", rate_limit="1000/minute")) as url:
+        yield url
+
+
+def test_a_kb_server_checks_a_request_with_a_source_text_against_that_source(kb_url: str) -> None:
+    plain = post(kb_url, "/factcheck/invoke", {"input": {"text": COMPLETED}}).json()["output"]
+    assert plain["mode"] == "offline+kb" and plain["passed"] is True  # the server's default, for texts without one
+    for search in ({}, {"search": "auto"}, {"search": "source"}):
+        response = post(kb_url, "/factcheck/invoke", {"input": {"text": COMPLETED, "source_text": BROCHURE, **search}})
+        assert response.status_code == 200, response.text
+        report = response.json()["output"]  # before: checked on the knowledge base, supported, passed
+        assert report["mode"] == "offline+source" and report["passed"] is False
+        assert [item["backend"] for item in report["evidence"]] == ["source"]
+        assert [(v["label"], v["leaning"], v["quote"]) for v in report["verdicts"]] == [
+            ("unverifiable", "refuted", BROCHURE)]  # it leans refuted: no offline refutation is certified at 0.90
+    analysed = post(kb_url, "/analyze", {"query": "When was it completed?", "answer": COMPLETED,
+                                         "source_text": BROCHURE}).json()
+    assert analysed["passed"] is False and analysed["unsupported_claims"] == [COMPLETED]
+
+
+def test_a_request_naming_another_search_with_its_source_text_is_refused(kb_url: str) -> None:
+    expected = ("a source text was given, so the evidence is that source; search 'kb' cannot be combined with "
+                "source_text (drop one)")
+    item = {"text": COMPLETED, "source_text": BROCHURE, "search": "kb"}
+    for path, body in (("/factcheck/invoke", {"input": item}), ("/factcheck/audit", {"input": item}),
+                       ("/factcheck/batch", {"inputs": [{"text": COMPLETED}, item]}),
+                       ("/factcheck/stream", {"input": item})):
+        response = post(kb_url, path, body)
+        assert response.status_code == 422, (path, response.text)
+        assert expected in response.json()["error"], path
+    web = post(kb_url, "/factcheck/invoke", {"input": {**item, "search": "web"}})
+    assert web.status_code == 422 and "search 'web' cannot be combined" in web.json()["error"]
+
+
+def test_a_source_text_on_a_server_with_a_bound_backend_or_its_own_source_is_refused_with_another() -> None:
+    with serving(create_app(model="offline", backend=CountingBackend(), api_key="")) as url:
+        response = post(url, "/factcheck/invoke", {"input": {"text": COMPLETED, "source_text": BROCHURE}})
+    assert response.status_code == 422
+    assert "the bound backend 'counting' cannot be combined with source_text" in response.json()["error"]
+    with serving(create_app(model="offline", source_text=BROCHURE, api_key="")) as url:
+        response = post(url, "/factcheck/invoke", {"input": {"text": COMPLETED, "search": "kb"}})
+        assert response.status_code == 422 and "search 'kb' cannot be combined" in response.json()["error"]
+        own = post(url, "/factcheck/invoke", {"input": {"text": COMPLETED}}).json()["output"]
+    assert own["mode"] == "offline+source" and own["passed"] is False

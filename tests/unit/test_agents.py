@@ -10,7 +10,8 @@ from langchain_core.tools import BaseTool
 from langgraph.graph import START, MessagesState, StateGraph
 
 from veracity.agents import BLOCKED_ANSWER, Guard, as_tool
-from veracity.testing import ScriptedChatModel
+from veracity.errors import SourceConflictError
+from veracity.testing import ScriptedBackend, ScriptedChatModel
 
 POLICY = ("The customer may return a package within 14 days of the delivery date. "
           "After that period, returns are not accepted.")
@@ -132,12 +133,34 @@ def test_guard_outside_source_mode_does_not_pass_a_refuted_answer() -> None:
     guard = Guard(scripted_agent(REFUTED_ANSWER), policy="block", model="offline", search="kb")
     result = guard.invoke("What is the capital of Australia?")
     report = result.report
-    assert [v.label for v in report.verdicts] == ["refuted"]
-    assert report.ok and not report.passed  # a sound check of a false text
+    assert [(v.label, v.leaning) for v in report.verdicts] == [("unverifiable", "refuted")]  # held back, leaning
+    assert report.ok and not report.passed  # a sound check of a false text: a lean never passes it
     assert result.action == "blocked" and result.answer == BLOCKED_ANSWER
 
 
 def test_the_tool_never_says_all_claims_are_supported_under_a_refuted_line() -> None:
     text = as_tool(model="offline", search="kb").invoke({"statement": REFUTED_ANSWER})
-    assert text.splitlines()[0].startswith("- refuted: Sydney is the capital of Australia.")
+    assert re.match(r"- unverifiable, leans refuted, 0\.\d\d: Sydney is the capital of Australia\.",
+                    text.splitlines()[0])
     assert "All claims are supported" not in text and text.endswith("Not every claim is supported.")
+
+
+# --------------------------------------------------------------------------- a source text is always the evidence
+
+BROCHURE = "Exhibition brochure: the Eiffel Tower was completed in 1887."
+COMPLETED = "The Eiffel Tower was completed in 1889."  # the demo knowledge base supports it; the brochure does not
+
+
+def test_a_guard_checks_against_its_source_and_refuses_another_evidence_kind_with_it() -> None:
+    guard = Guard(scripted_agent(COMPLETED), policy="block", model="offline", source_text=BROCHURE)
+    result = guard.invoke("When was the Eiffel Tower completed?")
+    assert result.report.mode == "offline+source" and not result.report.passed
+    assert result.action == "blocked" and [item.backend for item in result.report.evidence] == ["source"]
+    # before: the guard checked against the knowledge base, passed the answer and never read the brochure
+    with pytest.raises(SourceConflictError, match="search 'kb' cannot be combined with source_text"):
+        Guard(scripted_agent(COMPLETED), policy="block", model="offline", source_text=BROCHURE, search="kb")
+    with pytest.raises(SourceConflictError, match="the bound backend 'notes' cannot be combined with source_text"):
+        Guard(scripted_agent(COMPLETED), model="offline", source_text=BROCHURE,
+              backend=ScriptedBackend(lambda query: [], name="notes"))
+    with pytest.raises(SourceConflictError, match="search 'web' cannot be combined with source_text"):
+        as_tool(model="offline", source_text=BROCHURE, search="web")

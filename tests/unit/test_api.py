@@ -16,6 +16,7 @@ from langchain_core.retrievers import BaseRetriever
 import veracity
 from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
 from veracity.context import Context
+from veracity.errors import SourceConflictError
 
 CLAIM = "Canberra is the capital of Australia."
 NOTE = "Canberra is the capital city of Australia."
@@ -154,3 +155,46 @@ def test_import_has_no_side_effects(tmp_path) -> None:
 def test_compiled_graph_is_named_and_lazy() -> None:
     assert veracity.graph.name == "factcheck"
     assert asyncio.iscoroutinefunction(veracity.acheck)
+
+
+# --------------------------------------------------------------------------- a source text is always the evidence
+
+BROCHURE = "Exhibition brochure: the Eiffel Tower was completed in 1887."
+COMPLETED = "The Eiffel Tower was completed in 1889."  # true, and in the demo knowledge base, but not in the brochure
+
+
+def script_contradiction(world: FakeWorld) -> FakeWorld:
+    return world.extract(claims_reply((COMPLETED, COMPLETED))).judge(
+        COMPLETED, verdict_reply("refuted", "c1-e1", BROCHURE))
+
+
+def test_check_with_a_source_text_is_checked_against_it_and_refuses_another_search(world: FakeWorld) -> None:
+    script_contradiction(world)
+    for search in ("auto", "source"):
+        report = veracity.check(COMPLETED, model=world.model(), source_text=BROCHURE, search=search)
+        assert report.mode == "llm+source" and not report.passed
+        assert [(item.backend, item.text) for item in report.evidence] == [("source", BROCHURE)]
+    for search in ("kb", "web"):  # before: the source was dropped and the knowledge base (or web) used instead
+        with pytest.raises(veracity.ConfigurationError, match=f"search '{search}' cannot be combined with source_text"):
+            veracity.check(COMPLETED, model=world.model(), source_text=BROCHURE, search=search)
+        with pytest.raises(SourceConflictError, match="a source text was given, so the evidence is that source"):
+            asyncio.run(veracity.acheck(COMPLETED, model="offline", source_text=BROCHURE, search=search))
+    with pytest.raises(SourceConflictError, match="the bound backend 'fake' cannot be combined with source_text"):
+        veracity.check(COMPLETED, model=world.model(), backend=world.backend(), source_text=BROCHURE)
+
+
+def test_a_checkers_default_search_gives_way_to_a_checks_own_source_text(world: FakeWorld) -> None:
+    script_contradiction(world)
+    checker = veracity.Checker(model=world.model(), search="kb")
+    assert checker.context().search == "kb"
+    report = checker.check(COMPLETED, source_text=BROCHURE)  # before: checked on the knowledge base
+    assert report.mode == "llm+source" and not report.passed
+    assert [item.backend for item in report.evidence] == ["source"]
+    with pytest.raises(SourceConflictError, match="search 'kb' cannot be combined"):  # the check's own choice
+        checker.check(COMPLETED, source_text=BROCHURE, search="kb")
+    with pytest.raises(SourceConflictError, match="search 'web' cannot be combined"):
+        veracity.Checker(model="offline", search="web", source_text=BROCHURE)
+    with pytest.raises(SourceConflictError, match="the bound backend 'fake' cannot be combined"):
+        veracity.Checker(backend=world.backend(), source_text=BROCHURE)
+    with pytest.raises(SourceConflictError, match="the bound backend 'fake' cannot be combined"):
+        veracity.Checker(model="offline", backend=world.backend()).check(COMPLETED, source_text=BROCHURE)

@@ -114,3 +114,17 @@ def test_csv_input_with_a_named_text_column(tmp_path: Path) -> None:
 
 def test_abatch_is_exported() -> None:
     assert veracity.abatch is abatch
+
+
+def test_a_row_with_a_source_is_checked_against_it_and_never_against_a_bound_backend(tmp_path: Path) -> None:
+    from veracity.errors import SourceConflictError
+    from veracity.testing import ScriptedBackend
+
+    source = write_jsonl(tmp_path / "in.jsonl", [ROWS[2]])
+    asyncio.run(abatch(source, tmp_path / "kb.jsonl", model="offline", search="kb"))  # --search is a default
+    [record] = lines(tmp_path / "kb.jsonl")
+    assert record["report"]["mode"] == "offline+source" and record["report"]["passed"] is False
+    backend = ScriptedBackend(lambda query: [], name="notes")
+    # before: the bound backend won, the row's source was dropped, and the row was recorded as checked
+    with pytest.raises(SourceConflictError, match="the bound backend 'notes' cannot be combined with source_text"):
+        asyncio.run(abatch(source, tmp_path / "bound.jsonl", model="offline", backend=backend))

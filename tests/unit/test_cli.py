@@ -178,6 +178,33 @@ def test_a_binary_source_is_refused_and_html_and_pdf_sources_are_read_as_text(
         assert "Returns are accepted within 14 days." in evidence[0]["text"]
 
 
+BROCHURE = "Exhibition brochure: the Eiffel Tower was completed in 1887."
+TRUE_IN_THE_KB = "The Eiffel Tower was completed in 1889."  # the demo knowledge base supports it
+
+
+def test_a_source_is_the_evidence_and_another_search_with_it_is_a_usage_error(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    brochure = tmp_path / "brochure.txt"
+    brochure.write_text(BROCHURE, encoding="utf-8")
+    for extra in ([], ["--search", "auto"], ["--search", "source"]):
+        result = runner.invoke(main, ["check", TRUE_IN_THE_KB, "--source", str(brochure), "--model", "offline",
+                                      "--json", *extra])
+        assert result.exit_code == 1, result.output  # the text strays from its source
+        report = json.loads(result.stdout)
+        assert report["mode"] == "offline+source" and report["passed"] is False
+        assert [item["backend"] for item in report["evidence"]] == ["source"]
+        assert "evidence only from the source text 'brochure.txt'" in result.stderr
+    for search in ("kb", "web"):
+        result = runner.invoke(main, ["check", TRUE_IN_THE_KB, "--source", str(brochure), "--search", search,
+                                      "--model", "offline", "--json"])
+        # before: the source was dropped and the text passed on the knowledge base (exit 0)
+        assert result.exit_code == 2, result.output
+        assert (f"a source text was given, so the evidence is that source; --search {search} cannot be combined "
+                "with --source (drop one)") in " ".join(result.stderr.split())
+        assert result.stdout == ""
+
+
 def test_max_tokens_and_structured_output_reach_the_checks_settings(
     runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:

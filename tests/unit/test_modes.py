@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from veracity.context import DEFAULT_MODEL, Context
-from veracity.errors import ConfigurationError
+from veracity.errors import ConfigurationError, SourceConflictError
 from veracity.runtime.modes import resolve_mode
 from veracity.testing import ScriptedBackend
 
@@ -48,3 +48,34 @@ def test_bound_objects_win() -> None:
 def test_describe_says_how_to_change_the_mode() -> None:
     line = resolve_mode(Context()).describe(Context())
     assert "offline" in line and "OPENAI_API_KEY" in line and "TAVILY_API_KEY" in line
+
+
+# --------------------------------------------------------------------------- a source text is always the evidence
+
+POLICY = "Returns within 14 days."
+
+
+@pytest.mark.parametrize("search", ["web", "kb"])
+def test_a_source_text_is_the_evidence_and_another_search_with_it_is_a_usage_error(
+    search: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test")
+    for agreeing in ("auto", "source"):
+        assert resolve_mode(Context(source_text=POLICY, search=agreeing)).search == "source"
+    # before: the explicit search won and the source text was dropped without a word
+    with pytest.raises(SourceConflictError, match=f"search '{search}' cannot be combined with source_text"):
+        resolve_mode(Context(source_text=POLICY, search=search))
+    assert issubclass(SourceConflictError, ConfigurationError)
+
+
+def test_a_bound_backend_with_a_source_text_is_a_usage_error() -> None:
+    backend = ScriptedBackend(lambda q: [], name="notes")
+    with pytest.raises(SourceConflictError, match="the bound backend 'notes' cannot be combined with source_text"):
+        resolve_mode(Context(source_text=POLICY), bound_backend=backend)
+
+
+def test_an_empty_source_text_is_still_refused() -> None:
+    with pytest.raises(ConfigurationError, match="non-empty source text"):
+        resolve_mode(Context(source_text="  \n"))
+    with pytest.raises(SourceConflictError):  # not dropped in favour of the knowledge base either
+        resolve_mode(Context(source_text="  \n", search="kb"))

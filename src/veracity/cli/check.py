@@ -23,7 +23,7 @@ from veracity.contracts import Report
 from veracity.errors import ConfigurationError, InputError
 from veracity.progress import ProgressEvent
 from veracity.runtime.models import StructuredOutput
-from veracity.runtime.modes import resolve_mode
+from veracity.runtime.modes import SOURCE_SEARCHES, resolve_mode
 from veracity.runtime.output_caps import CAP_SETTINGS
 
 EXIT_SUPPORTED = 0
@@ -195,10 +195,12 @@ def _token_caps(values: tuple[str, ...]) -> dict[str, int]:
                    "the prompt.")
 @click.option("--search", "-s", type=click.Choice(["auto", "web", "kb", "source"]), default="auto", show_default=True,
               help="Evidence: web (Tavily), kb (local knowledge base), source (--source only). "
-                   "auto: source with --source, else web when TAVILY_API_KEY is set, else kb.")
+                   "auto: source with --source, else web when TAVILY_API_KEY is set, else kb. "
+                   "web and kb cannot be combined with --source.")
 @click.option("--source", "source_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               metavar="FILE", help="Check TEXT against this file only (e.g. a policy): text, Markdown, HTML "
-                   "or PDF, at most 50 MB; no search runs.")
+                   "or PDF, at most 50 MB; no search runs. With --search, only auto or source (a usage "
+                   "error otherwise, exit 2).")
 @click.option("--kb", "kb_path", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Knowledge base folder (default: $VERACITY_KB, else the per-user data folder).")
 @click.option("--max-revisions", type=click.IntRange(0, 10), default=None,
@@ -287,6 +289,9 @@ def check_command(
         "search_cache_ttl": search_cache_ttl, "structured_output": structured_output, **token_caps,
     }
     if source_file is not None:
+        if search not in SOURCE_SEARCHES:
+            raise click.UsageError(f"a source text was given, so the evidence is that source; --search {search} "
+                                   "cannot be combined with --source (drop one)")
         given.update(source_text=read_source(source_file), source_title=source_file.name)
     settings: dict[str, Any] = {name: value for name, value in given.items() if value is not None}
     context = Context.from_settings(**settings)

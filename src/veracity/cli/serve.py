@@ -34,7 +34,8 @@ keys `veracity check` reads."""
 @click.option("--model", "-m", default=None, metavar="PROVIDER:MODEL",
               help="Chat model for checks and /analyze; 'offline' for the local judge. Default: as `veracity check`.")
 @click.option("--search", "-s", type=click.Choice(["auto", "web", "kb"]), default="auto", show_default=True,
-              help="Default evidence for requests without a source text.")
+              help="Default evidence for requests without a source text. A request with a source_text is "
+                   "checked against it; one that also names search web or kb is refused (422).")
 @click.option("--rate-limit", default=None, metavar="N/UNIT", help="Per-client limit, e.g. 60/minute.")
 @click.option("--checkpoint", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               help="Save every check's steps in this SQLite file; a request with the same text and thread_id "

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 
 from veracity.context import DEFAULT_MODEL, Context
-from veracity.errors import ConfigurationError
+from veracity.errors import ConfigurationError, SourceConflictError
 
 OFFLINE = "offline"
 """The model setting that selects the local claim splitter and judge."""
@@ -63,15 +63,19 @@ def resolve_mode(context: Context, *, bound_model: object = None, bound_backend:
     """Decide the model and evidence backend for a run.
 
     Model: a bound object or string wins; then `context.model`; then the default OpenAI model
-    when OPENAI_API_KEY is set; else offline. Evidence: a bound backend wins; then an explicit
-    `context.search`; in 'auto', the source text when given, else the web when TAVILY_API_KEY
-    is set, else the local knowledge base.
+    when OPENAI_API_KEY is set; else offline. Evidence: a source text, when given, is the only
+    evidence, and naming another search or binding a backend with it raises `SourceConflictError`
+    (see `source_conflict`); otherwise a bound backend wins, then an explicit `context.search`; in
+    'auto', the web when TAVILY_API_KEY is set, else the local knowledge base.
     """
     if bound_model is not None and not isinstance(bound_model, str):
         model = f"custom:{type(bound_model).__name__}"
     else:
         model = bound_model or context.model or (DEFAULT_MODEL if os.environ.get("OPENAI_API_KEY") else OFFLINE)
 
+    problem = source_conflict(context.search, context.source_text, bound_backend=bound_backend)
+    if problem is not None:
+        raise SourceConflictError(problem)
     if bound_backend is not None:
         search = getattr(bound_backend, "name", "custom")
     elif context.search != "auto":
@@ -83,3 +87,25 @@ def resolve_mode(context: Context, *, bound_model: object = None, bound_backend:
     if search == "source" and bound_backend is None and not (context.source_text or "").strip():
         raise ConfigurationError("search 'source' needs a non-empty source text (--source FILE, or source_text=...)")
     return Mode(model=model, search=search)
+
+
+SOURCE_SEARCHES = ("auto", "source")
+"""The `search` settings that agree with a source text: with either, the evidence is that source."""
+
+
+def source_conflict(search: str | None, source_text: str | None, *, bound_backend: object = None) -> str | None:
+    """Why these evidence settings contradict the source text, or None when they agree.
+
+    A source text is always the evidence of the check that carries it: naming another search
+    ('web', 'kb') or binding a backend alongside it is a usage error, never a silent switch.
+    """
+    if source_text is None:
+        return None
+    if bound_backend is not None:
+        forced = f"the bound backend {getattr(bound_backend, 'name', 'custom')!r}"
+    elif search is not None and search not in SOURCE_SEARCHES:
+        forced = f"search {search!r}"
+    else:
+        return None
+    return (f"a source text was given, so the evidence is that source; {forced} cannot be combined with "
+            "source_text (drop one)")

@@ -14,6 +14,9 @@ Routes (all JSON; errors are ``{"error": ..., "status": ...}``):
   the configured chat model (or takes the given answer) and audits it
 * ``GET /healthz``; OpenAPI docs at ``/docs``; ``GET /`` the web page (``static/index.html``)
 
+A request with ``source_text`` is checked against that source, whatever the server's default
+``search``; one that also names ``search`` 'web' or 'kb' is refused with 422.
+
 With an API key configured (``VERACITY_API_KEY`` or ``create_app(api_key=...)``) every route
 that runs a check or a model needs ``X-API-Key`` or ``Authorization: Bearer``; the page,
 ``/healthz``, the docs, ``/openapi.json`` and the two schemas stay public: they hold no data,
@@ -39,13 +42,15 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
+from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException
 
 from veracity.checker import Checker
 from veracity.contracts import Report
-from veracity.errors import ConfigurationError, InputError, KnowledgeBaseError
+from veracity.errors import ConfigurationError, InputError, KnowledgeBaseError, SourceConflictError
 from veracity.progress import ProgressEvent
+from veracity.runtime.modes import source_conflict
 from veracity.server.limits import BodyLimit, error_response, key_matches, parse_rate, presented_key
 
 logger = logging.getLogger(__name__)
@@ -68,13 +73,22 @@ class FactcheckInput(BaseModel):
     text: str = Field(min_length=1, description="The text to fact-check.")
     source_text: str | None = Field(default=None, description="Check against this text only (source mode).")
     search: Literal["auto", "web", "kb", "source"] | None = Field(
-        default=None, description="Where evidence comes from; default: the server's setting.")
+        default=None, description="Where evidence comes from; default: the server's setting, or 'source' when "
+                                  "source_text is given ('web' or 'kb' with source_text is refused).")
     model: Literal["offline"] | None = Field(
         default=None, description="'offline': use the local claim splitter and judge for this request; "
                                   "default: the server's model.")
     thread_id: str | None = Field(
         default=None, min_length=1, max_length=200,
         description="On a server started with a checkpoint file: the check to resume or read back.")
+
+    @model_validator(mode="after")
+    def _source_is_the_evidence(self) -> "FactcheckInput":
+        """Refuse a source text sent with another search: the source would otherwise be dropped."""
+        problem = source_conflict(self.search, self.source_text)
+        if problem is not None:
+            raise PydanticCustomError("source_conflict", problem)
+        return self
 
 
 class InvokeRequest(BaseModel):
@@ -315,7 +329,7 @@ def _client_error(error: Exception) -> tuple[int, str]:
     """The status and message a client sees for `error`; server paths and internals stay in the log."""
     if isinstance(error, HTTPException):
         return error.status_code, str(error.detail)
-    if isinstance(error, InputError):
+    if isinstance(error, InputError | SourceConflictError):
         return 422, str(error)
     if isinstance(error, KnowledgeBaseError):
         logger.error("the knowledge base cannot be used: %s", error)
