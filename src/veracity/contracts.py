@@ -45,10 +45,12 @@ class ExtractedClaim(BaseModel):
     )
 
 
-SkipReason = Literal["opinion", "prediction"]
-"""Why a statement is not a checkable claim: a value judgement, or a statement about the future."""
+SkipReason = Literal["courtesy", "question", "opinion", "prediction"]
+"""Why a statement is not a checkable claim: courtesy, a question, a value judgement, or a forecast."""
 
 SKIP_REASONS: dict[SkipReason, str] = {
+    "courtesy": "courtesy, not a claim",
+    "question": "a question, not a statement",
     "opinion": "an opinion or value judgement, not a checkable fact",
     "prediction": "a prediction about the future, not yet checkable",
 }
@@ -60,7 +62,10 @@ class SkippedStatement(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     source: NonBlank = Field(description="The statement, copied verbatim from the text.")
-    reason: SkipReason = Field(description="opinion (incl. value judgements) or prediction.")
+    reason: SkipReason = Field(
+        description="courtesy (greetings, thanks, offers of help, empathy), question, opinion (incl. value "
+                    "judgements) or prediction."
+    )
 
 
 class ExtractionOutput(BaseModel):
@@ -72,7 +77,8 @@ class ExtractionOutput(BaseModel):
         description="Atomic factual claims found in the text; empty if there are none."
     )
     skipped: list[SkippedStatement] = Field(
-        default_factory=list, description="Opinions and predictions found in the text, which are not checked."
+        default_factory=list,
+        description="Courtesy, questions, opinions and predictions found in the text, which are not checked.",
     )
 
 
@@ -345,7 +351,8 @@ class Report(BaseModel):
     text: str
     claims: list[Claim] = Field(default_factory=list)
     skipped: list[Skipped] = Field(
-        default_factory=list, description="Statements not checked (opinions, predictions); they do not affect `passed`."
+        default_factory=list,
+        description="Statements not checked (courtesy, questions, opinions, predictions); they do not affect `passed`.",
     )
     verdicts: list[Verdict] = Field(default_factory=list)
     evidence: list[Evidence] = Field(default_factory=list)

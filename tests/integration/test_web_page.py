@@ -132,3 +132,30 @@ def test_a_verdict_its_page_does_not_confirm_is_labelled_so(browser, fake_pages)
         assert row.find_element(By.CLASS_NAME, "label").text == "supported (citation not verified on the page)"
         assert "page: not found" in row.find_elements(By.TAG_NAME, "td")[2].text
         assert fake_pages.hits["/bridge"] == 1
+
+
+def test_skipped_statements_are_listed_with_their_reasons(browser) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    text = ("Thanks for reaching out! The Eiffel Tower was completed in 1889. Is the museum open on Sundays? "
+            "Paris is the most beautiful city in Europe. The Lakers will win the championship.")
+    with serving(create_app(model="offline", search="kb", api_key="")) as url:
+        browser.get(url + "/")
+        browser.find_element(By.ID, "text").send_keys(text)
+        Select(browser.find_element(By.ID, "mode")).select_by_value("offline")
+        browser.find_element(By.ID, "check").click()
+        WebDriverWait(browser, 90).until(lambda b: b.find_element(By.ID, "status").text in {"done"}
+                                         or b.find_element(By.ID, "status").text.startswith("error"))
+        assert browser.find_element(By.ID, "status").text == "done"
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#verdicts tbody tr")) == 1
+        items = browser.find_elements(By.CSS_SELECTOR, "#skipped li")
+        assert browser.find_element(By.ID, "skipped").is_displayed()
+        assert [(item.get_attribute("data-reason"), item.text) for item in items] == [
+            ("courtesy", "“Thanks for reaching out” — courtesy: courtesy, not a claim"),
+            ("question", "“Is the museum open on Sundays” — question: a question, not a statement"),
+            ("opinion", "“Paris is the most beautiful city in Europe” — opinion: an opinion or value judgement, "
+                        "not a checkable fact"),
+            ("prediction", "“The Lakers will win the championship” — prediction: a prediction about the future, "
+                           "not yet checkable"),
+        ]

@@ -64,3 +64,17 @@ def test_check_out_on_a_file_is_bad_usage(tmp_path: Path) -> None:
     taken.write_text("keep me")
     result = CliRunner().invoke(main, ["check", C1, "--out", str(taken)])
     assert result.exit_code == 2 and taken.read_text() == "keep me"
+
+
+def test_report_md_and_audit_md_list_every_skipped_statement_with_its_reason(tmp_path: Path) -> None:
+    text = ("Thanks for reaching out! The Eiffel Tower was completed in 1889. Is the museum open on Sundays? "
+            "Paris is the most beautiful city in Europe.")
+    report = veracity.check(text, model="offline", search="kb")
+    _, summary, audit = (path.read_text() for path in write_artefacts(report, tmp_path / "audit"))
+    for markdown in (summary, audit):
+        assert "## Not checked" in markdown
+        assert "- **courtesy**: “Thanks for reaching out” (characters 0-23): courtesy, not a claim" in markdown
+        assert ("- **question**: “Is the museum open on Sundays” (characters 65-94): a question, not a "
+                "statement") in markdown
+        assert ("- **opinion**: “Paris is the most beautiful city in Europe” (characters 96-138): an opinion or value "
+                "judgement, not a checkable fact") in markdown

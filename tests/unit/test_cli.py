@@ -226,3 +226,18 @@ def test_max_tokens_and_structured_output_reach_the_checks_settings(
 def test_a_bad_max_tokens_is_a_usage_error_that_says_what_is_expected(runner: CliRunner, value: str) -> None:
     result = runner.invoke(main, ["check", TEXT, "--max-tokens", value])
     assert result.exit_code == 2 and "expected STEP=N" in result.output
+
+
+def test_every_skipped_statement_is_listed_under_the_table_with_its_reason(runner: CliRunner) -> None:
+    text = ("Thanks for reaching out! The Eiffel Tower was completed in 1889. Is the museum open on Sundays? "
+            "Paris is the most beautiful city in Europe. The Lakers will win the championship.")
+    result = runner.invoke(main, ["check", text, "--model", "offline", "--search", "kb"])
+    assert "1 claim(s)" in result.stdout, result.output  # only the Eiffel Tower's completion is judged
+    lines = result.stdout.splitlines()
+    listed = lines[lines.index("Not checked:") + 1:]
+    assert [line.strip() for line in listed[:4]] == [
+        "- “Thanks for reaching out”: courtesy, not a claim",
+        "- “Is the museum open on Sundays”: a question, not a statement",
+        "- “Paris is the most beautiful city in Europe”: an opinion or value judgement, not a checkable fact",
+        "- “The Lakers will win the championship”: a prediction about the future, not yet checkable",
+    ]

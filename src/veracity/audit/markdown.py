@@ -33,6 +33,7 @@ def report_markdown(report: Report) -> str:
         lines.append(f"| {verdict.shown_label} | {_cell(claim.text)} | {_cell(said)} | {_cell(source)} |")
     if report.message:
         lines += ["", report.message]
+    lines += skipped_section(report)
     problems = report.problems()
     if problems:
         lines += ["", "## What could not be checked", "", *(f"- {problem}" for problem in problems)]
@@ -49,9 +50,23 @@ def audit_markdown(report: Report, *, written_at: str | None = None) -> str:
              f"tokens in/out: {report.tokens_in}/{report.tokens_out}", ""]
     for claim in report.claims:
         lines += _claim_section(report, claim)
+    if report.skipped:
+        lines += [*skipped_section(report)[1:], ""]
     if report.failures:
         lines += ["## Failures", "", *(f"- {failure.kind}: {failure.message}" for failure in report.failures), ""]
     return "\n".join(lines)
+
+
+def skipped_section(report: Report) -> list[str]:
+    """A blank line and a "Not checked" section: each skipped statement, where it is, and why; none if nothing was."""
+    if not report.skipped:
+        return []
+    lines = ["", "## Not checked", "", "Statements that are not checkable claims; they do not change the outcome.", ""]
+    for statement in report.skipped:
+        start, end = statement.span
+        lines.append(f"- **{statement.reason}**: “{_cell(statement.source)}” (characters {start}-{end}): "
+                     f"{statement.message}")
+    return lines
 
 
 def _claim_section(report: Report, claim: Claim) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
@@ -36,11 +37,14 @@ from veracity.nodes.names import (
 from veracity.nodes.page import page_to_check
 from veracity.nodes.payload import validate_payload
 from veracity.nodes.timing import Stopwatch
+from veracity.offline.extract import skip_reason
 from veracity.offline.judge.relevance import citation_off_topic
 from veracity.progress import ProgressEvent, emit, emit_verdict
 from veracity.state import ClaimInput, ClaimState, FactCheckState, evidence_for
 
 NO_CLAIMS_MESSAGE = "No checkable factual claims found (questions, greetings and opinions are not checked)."
+_LISTED_SKIPPED = 5
+"""How many skipped statements the no-claims message quotes before it only counts the rest."""
 
 
 def locate(source: str, text: str, start: int = 0) -> tuple[int, int] | None:
@@ -82,12 +86,55 @@ def claims_from_output(output: ExtractionOutput, text: str) -> tuple[list[Claim]
 def skipped_from_output(output: ExtractionOutput, text: str) -> list[Skipped]:
     """The statements the extractor skipped, located in the text (one it cannot locate is left out)."""
     skipped = []
+    cursor = 0
     for item in output.skipped:
-        span = locate(item.source, text)
+        span = locate(item.source, text, cursor)
         if span is not None:
+            cursor = span[1]  # a repeated "Thanks!" is found again further on
             skipped.append(Skipped(source=text[span[0]:span[1]], span=span, reason=item.reason,
                                    message=SKIP_REASONS[item.reason]))
     return sorted(skipped, key=lambda statement: statement.span)
+
+
+def set_aside_unworthy(
+    claims: list[Claim], skipped: list[Skipped], *, source_mode: bool
+) -> tuple[list[Claim], list[Skipped]]:
+    """Move the claims that are not check-worthy to `skipped`, with their reason and source span.
+
+    The same rule as the offline splitter's (`veracity.offline.extract.skip_reason`): a claim that is
+    courtesy, a question, an opinion or value judgement, or a prediction is not judged. So is one
+    whose source is only courtesy or a question ("Is the museum open on Sundays?" returned as "The
+    museum is open on Sundays."). The claims left are numbered again from c1; statements are listed
+    once, in reading order.
+    """
+    kept: list[Claim] = []
+    moved: list[Skipped] = []
+    for claim in claims:
+        reason = skip_reason(claim.text, source_mode=source_mode)
+        source = claim.source.strip()
+        if reason is None and source != claim.text.strip():
+            # a source cut from a sentence ("was funded by ...") is no unpunctuated question
+            source += "" if source.endswith(("?", ".", "!")) else "."
+            from_source = skip_reason(source, source_mode=source_mode)
+            reason = from_source if from_source in ("courtesy", "question") else None
+        if reason is None:
+            kept.append(claim.model_copy(update={"id": f"c{len(kept) + 1}"}))
+        else:
+            moved.append(Skipped(source=claim.source, span=claim.span, reason=reason, message=SKIP_REASONS[reason]))
+    listed = {statement.span: statement for statement in [*skipped, *moved]}
+    return kept, sorted(listed.values(), key=lambda statement: statement.span)
+
+
+def no_claims_message(skipped: list[Skipped]) -> str:
+    """Why there is nothing to judge: `NO_CLAIMS_MESSAGE`, or what was skipped and why."""
+    if not skipped:
+        return NO_CLAIMS_MESSAGE
+    quoted = [f"“{statement.source}” ({statement.reason})" for statement in skipped[:_LISTED_SKIPPED]]
+    if len(skipped) > _LISTED_SKIPPED:
+        quoted.append(f"{len(skipped) - _LISTED_SKIPPED} more")
+    counts = Counter(statement.reason for statement in skipped)
+    kinds = ", ".join(f"{count} {reason}" for reason, count in counts.items())
+    return f"No checkable factual claims found; not checked ({kinds}): {'; '.join(quoted)}."
 
 
 def extraction_gate(
@@ -109,13 +156,16 @@ def extraction_gate(
             skipped = skipped_from_output(output, state["text"])
 
     if error is None:
+        extracted = len(claims)
+        claims, skipped = set_aside_unworthy(claims, skipped, source_mode=state.get("source_mode", False))
+        set_aside = f"; {extracted - len(claims)} not check-worthy, skipped" if extracted > len(claims) else ""
         record = TraceRecord(
             step=EXTRACTION_GATE, attempt=attempt, outcome="ok",
-            reason=f"{len(claims)} claim(s)", seconds=watch.seconds,
+            reason=f"{len(claims)} claim(s){set_aside}", seconds=watch.seconds,
         )
         update: FactCheckState = {"claims": claims, "skipped": skipped, "revision": 0, "trace": [record]}
         if not claims:
-            return Command(goto=EVALUATE_REPORT, update={**update, "message": NO_CLAIMS_MESSAGE})
+            return Command(goto=EVALUATE_REPORT, update={**update, "message": no_claims_message(skipped)})
         emit(ProgressEvent(kind="claims", claims=claims))
         source_mode = state.get("source_mode", False)
         branches: list[ClaimInput] = [{"claim": claim, "revision": 0, "source_mode": source_mode} for claim in claims]

@@ -14,10 +14,11 @@ Rules:
   that ...", "..., of course."): the claim is the statement itself. A statement followed by a
   tag question ("..., right?", "..., isn't it?") or asked as "Did you know that ...?" is still
   a claim. Keep an attribution to a named source ("NASA reported that ...") as part of the claim.
-- Skip questions, greetings, courtesy and instructions. Do not turn opinions, value judgements
-  ("X is overrated", "the best film ever") or predictions ("we predict ...", "X will win next
-  year") into claims: list each in `skipped` with its verbatim `source` and the reason
-  "opinion" or "prediction". If nothing is checkable, `claims` is an empty list.
+- Skip instructions. Do not turn courtesy (greetings, thanks, "happy to help", "I understand"),
+  questions, opinions, value judgements ("X is overrated", "the best film ever") or predictions
+  ("we predict ...", "X will win next year") into claims: list each in `skipped` with its
+  verbatim `source` and the reason "courtesy", "question", "opinion" or "prediction". If
+  nothing is checkable, `claims` is an empty list.
 - For every claim, `source` is the passage of the text it comes from, copied character for
   character (usually the sentence or clause). It must be a contiguous part of the text.
 - For every claim, `counter_query` is a short web search query that would find evidence the

@@ -1,4 +1,4 @@
-"""Word lists and phrase patterns for the offline claim splitter.
+"""Word lists and phrase patterns for the offline claim splitter and its check-worthiness rule (`worthiness`).
 
 Kept apart from the splitter's logic so the heuristics stay readable and the lists easy to extend.
 All words are lower case, with straight apostrophes.
@@ -45,13 +45,13 @@ IRREGULAR_PAST = frozenset({
 PRESENT_VERBS = frozenset({
     "accepts", "allows", "applies", "attracts", "becomes", "begins", "belongs", "borders", "charges",
     "closes", "comprises", "connects", "consists", "contains", "costs", "covers", "crosses", "depends",
-    "displays", "draws", "earns", "employs", "ends", "equals", "exceeds", "features", "flows", "follows",
+    "displays", "draws", "earns", "employs", "ends", "equals", "exceeds", "features", "feels", "flows", "follows",
     "generates", "gets", "gives", "goes", "grows", "holds", "hosts", "houses", "includes", "joins", "lasts",
-    "leads", "lies", "links", "lives", "makes", "marks", "means", "measures", "offers", "opens", "operates",
+    "leads", "lies", "links", "lives", "looks", "makes", "marks", "means", "measures", "offers", "opens", "operates",
     "owns", "plays", "produces", "protects", "provides", "ranks", "reaches", "receives", "refunds",
-    "remains", "represents", "requires", "rises", "runs", "seats", "sells", "serves", "ships", "sits",
-    "spans", "stands", "starts", "stores", "stretches", "supports", "takes", "uses", "varies", "weighs",
-    "welcomes", "works",
+    "remains", "represents", "requires", "rises", "runs", "seats", "seems", "sells", "serves", "ships", "sits",
+    "smells", "spans", "stands", "starts", "stores", "stretches", "supports", "takes", "tastes", "uses", "varies",
+    "weighs", "welcomes", "works",
 })
 
 # Past forms that read naturally without a carried-over auxiliary: "was designed by X and opened in 1973".
@@ -155,15 +155,56 @@ MONTHS = frozenset({
 
 # --------------------------------------------------------------------------- opinions
 
-EVALUATIVE = frozenset({
-    "amazing", "awesome", "awful", "beautiful", "best", "boring", "breathtaking", "brilliant", "charming",
-    "cool", "cute", "delightful", "disappointing", "dreadful", "excellent", "exciting", "fabulous",
-    "fantastic", "fascinating", "favorite", "favourite", "fun", "gorgeous", "great", "greatest",
-    "horrible", "impressive", "incredible", "interesting", "lovely", "magnificent", "marvellous",
-    "marvelous", "nice", "outstanding", "overrated", "perfect", "pretty", "remarkable", "spectacular",
-    "splendid", "stunning", "superb", "surprising", "terrible", "terrific", "ugly", "underrated",
-    "unforgettable", "wonderful", "worst", "frustrating", "annoying", "sad", "unfair", "ridiculous",
-    })
+# Words of taste: a statement that applies one to its subject is a value judgement, not a fact.
+TASTE = frozenset({
+    "amazing", "annoying", "appalling", "awesome", "awful", "beautiful", "bland", "boring", "breathtaking",
+    "brilliant", "charming", "cool", "cosy", "cozy", "cute", "delicious", "delightful", "disappointing",
+    "disgusting", "dreadful", "dull", "elegant", "enjoyable", "excellent", "exciting", "exquisite",
+    "fabulous", "fantastic", "fascinating", "favorite", "favourite", "first-rate", "frustrating", "fun",
+    "funny", "gorgeous", "gross", "heavenly", "hideous", "horrible", "impressive", "incredible",
+    "interesting", "jaw-dropping", "lame", "lousy", "lovely", "magical", "magnificent", "marvellous",
+    "marvelous", "masterpiece", "mediocre", "mind-blowing", "must-see", "nice", "outstanding", "overhyped",
+    "overpriced", "overrated", "pathetic", "picturesque", "pleasant", "pointless", "pretty", "quaint",
+    "remarkable", "ridiculous", "rubbish", "sad", "second-rate", "silly", "spectacular",
+    "splendid", "stunning", "stupid", "sublime", "sucks", "superb", "surprising", "tasteless", "tasty",
+    "tedious", "terrible", "terrific", "top-notch", "ugly", "underappreciated", "underrated", "underwhelming",
+    "unfair", "unforgettable", "unpleasant", "useless", "weird", "wonderful", "world-class", "worthless",
+    "yummy", "deserves", "deserved", "nicest", "prettiest", "loveliest", "ugliest", "tastiest",
+    "funniest", "dullest",
+})
+# Words of taste only when graded ("the most romantic city"); plain, they may name a kind ("a romantic comedy").
+GRADED_TASTE = frozenset({
+    "romantic", "scenic", "relaxing", "friendly", "vibrant", "lively", "exotic", "iconic", "peaceful", "inspiring",
+})
+# Words that rank by taste ("the best pizza"), unless a measure follows ("the best known", "the greatest number").
+RANKING = frozenset({
+    "best", "worst", "great", "greatest", "finest", "better", "worse", "perfect", "ideal", "worth",
+})
+EVALUATIVE = TASTE | RANKING
+"""Subjective words: taste and ranking. Measurable superlatives (tallest, largest, first, oldest) are not here."""
+
+# Nouns after a ranking word that make it a measure: "the greatest number of medals", "the best year for sales".
+MEASURE_NOUNS = frozenset({
+    "number", "amount", "share", "proportion", "part", "portion", "total", "majority", "quantity", "depth",
+    "height", "length", "width", "distance", "extent", "concentration", "density", "range", "population",
+    "area", "volume", "speed", "mass", "weight", "year", "quarter", "month", "season", "result", "results",
+    "score", "record", "sales", "performance", "rate", "level", "increase", "decrease", "decline", "loss",
+    "gain", "drop", "rise", "attendance", "ratings", "deal", "many",
+})
+# Verbs that report who judged: "was voted the best city by Time Out" is a claim about the vote.
+ATTRIBUTION_VERBS = frozenset({
+    "voted", "named", "ranked", "rated", "called", "dubbed", "described", "praised", "hailed", "crowned",
+    "awarded", "listed", "declared", "nominated", "judged", "titled", "vote", "votes", "name", "names",
+    "rank", "ranks", "rate", "rates", "call", "calls", "dub", "dubs", "describe", "describes", "praise",
+    "praises", "hail", "hails", "crown", "crowns", "award", "awards", "list", "lists", "declare", "declares",
+    "according", "regarded", "considered", "recognised", "recognized", "acclaimed",
+})
+# A first-person preference: "My favourite city is Paris".
+PERSONAL_TASTE = phrase_pattern(
+    r"\b(?:my|our)\s+(?:all[\s-]time\s+|absolute\s+|personal\s+|very\s+)?(?:favou?rite|preferred)\b"
+)
+# Auxiliaries that make a statement normative ("Everyone should visit Paris"): an opinion outside source mode.
+NORMATIVE = frozenset({"should", "shouldn't", "ought", "oughtn't"})
 
 HEDGE = phrase_pattern(
     r"(?:(?:i|we)\s+(?:really\s+|honestly\s+|personally\s+)?"
@@ -183,14 +224,49 @@ PREDICTION = phrase_pattern(
     r"|(?:according\s+to\s+)?(?:the\s+)?(?:forecasts?|predictions?|projections?)\s+(?:say|show|suggest)s?)\b",
 )
 """A statement presented as a forecast ("We predict that ...", "It is expected that ...")."""
-FUTURE_VERB = re.compile(r"\b(?:will|won't|shall|is\s+going\s+to|are\s+going\s+to)\b|'ll\b", re.IGNORECASE)
 FUTURE_TIME = re.compile(
     r"\b(?:next\s+(?:year|month|week|decade|season|century|election|time)|tomorrow|soon|one\s+day|someday|"
     r"in\s+the\s+(?:future|coming\s+\w+|years?\s+ahead)|by\s+(?:the\s+end\s+of\s+)?(?:20[3-9]\d|21\d\d)|"
     r"in\s+(?:20[3-9]\d|21\d\d)|in\s+(?:about\s+|around\s+|some\s+)?[\d.,]+\s+(?:million\s+|billion\s+)?years|within\s+(?:the\s+next\s+)?\w+\s+(?:years|decades))\b",
     re.IGNORECASE,
 )
-"""A future marker: with a "will" verb, the statement is a forecast ("Prices will fall next year")."""
+"""A future marker: with "could", "might" or "may", the statement is a forecast ("Prices could fall next year")."""
+
+# Predictions: which verb groups forecast, and which state a timetable or a general law.
+FUTURE_AUXILIARIES = frozenset({"will", "won't", "shall", "shan't"})
+PRESENT_BE = frozenset({"is", "are", "am", "isn't", "aren't"})
+LIKELIHOOD = frozenset({
+    "expected", "likely", "unlikely", "projected", "forecast", "forecasted", "predicted", "poised", "bound",
+    "certain", "sure", "destined", "going", "about",
+})
+"""After a present "be" and before "to": the statement is a forecast ("is expected to", "are going to")."""
+DESTINATIONS = frozenset({
+    "school", "work", "church", "bed", "college", "university", "hospital", "court", "sea", "war", "prison",
+    "jail", "class", "market", "town", "lunch", "dinner", "breakfast", "mass",
+})
+"""Places one goes to without an article: "is going to school" is no forecast."""
+SPECULATIVE = frozenset({"could", "might", "may", "should"})
+"""Modals that make a forecast only with a future time ("Prices could fall next year")."""
+SCHEDULED = frozenset({
+    "held", "hosted", "host", "staged", "open", "opened", "reopen", "reopened", "close", "closed", "begin",
+    "start", "end", "resume", "premiere", "air", "released", "broadcast", "take", "kick",
+})
+"""Verbs of a timetable: "will be held in Brisbane", "will open on Monday" state a scheduled fact."""
+GENERAL_LAW = re.compile(r"\b(?:if|when|whenever|once|unless)\s+(?:you|one|[a-z]+ed)\b", re.IGNORECASE)
+"""A generic condition ("If you heat ice", "when heated"): the "will" that follows states a law."""
+EFFECTS = frozenset({
+    "cure", "kill", "protect", "prevent", "treat", "disinfect", "help", "harm", "hurt", "damage", "cause",
+    "stop", "block", "relieve", "heal", "weaken", "strengthen", "boil", "melt", "freeze", "dissolve", "float",
+    "sink", "burn", "poison", "infect", "spread", "transmit", "neutralise", "neutralize", "destroy", "reduce",
+    "keep", "work",
+})
+"""Verbs of cause and effect: "Garlic will cure the flu", "Masks will not protect you" state what a thing
+does, whenever it is done (a claim to check), not what is going to happen."""
+CAUSATIVES = frozenset({"make", "makes", "made", "making", "get", "gets", "got", "getting"})
+"""Before "better" or "worse", a verb of causing: "Alcohol can make the infection worse" is a claim of effect."""
+COMPARATIVES = frozenset({"better", "worse"})
+GRADERS = frozenset({"most", "more", "least", "less", "so", "very", "too", "really", "quite", "truly", "incredibly"})
+"""Words that grade an adjective: before a word of `GRADED_TASTE` they make it a judgement."""
 
 # --------------------------------------------------------------------------- courtesy
 
@@ -204,11 +280,19 @@ _ALWAYS_COURTESY = (
     r"(?:happy|glad|pleased|delighted)\s+to\s+(?:help|assist|hear)\b"),
     r"(?:please\s+)?(?:let\s+(?:me|us)\s+know|feel\s+free|(?:don't|do\s+not)\s+hesitate)\b",
     r"(?:(?:i|we)\s+)?hope\s+(?:this|that|it)\s+(?:helps|answers|clarifies)\b",
-    r"(?:i|we)\s+hope\s+you\b",
+    r"(?:(?:i|we)\s+)?hope\s+(?:you|all\s+is\s+well)\b",
     r"have\s+a\s+(?:great|good|nice|wonderful|lovely|fantastic)\b",
     r"(?:great|good|excellent)\s+question\b",
     r"(?:i'm|i\s+am|we're|we\s+are)\s+(?:always\s+)?here\s+(?:to\s+help|for\s+you)\b",
     r"(?:is\s+there\s+)?anything\s+else\b",
+    r"(?:do\s+you\s+have\s+)?any\s+(?:other|more|further)\s+questions\b",
+    r"(?:how|what)\s+(?:else\s+)?(?:can|may|could|shall)\s+(?:i|we)\s+(?:help|assist|do\s+for\s+you)\b",
+    r"(?:can|may|could|shall)\s+(?:i|we)\s+(?:help|assist)\s+(?:you\b|with\b)",
+    r"(?:how\s+are\s+you|how's\s+it\s+going|how\s+have\s+you\s+been)\b",
+    r"(?:(?:it\s+was|it's)\s+)?(?:nice|good|great|lovely|pleased)\s+(?:to\s+(?:meet|see|hear\s+from)|talking\s+to)\s+you\b",
+    r"let\s+(?:me|us)\s+(?:check|look\s+into|see\s+what|help|find\s+out)\b",
+    r"(?:glad|happy)\s+(?:i|we)\s+could\s+help\b",
+    r"(?:it\s+was\s+|it's\s+)?(?:my|our|a)\s+pleasure\b",
 )
 # Greetings and sign-offs: only when the segment is short ("Hey Jude is a song" is not a greeting).
 _SHORT_COURTESY = (
@@ -216,6 +300,7 @@ _SHORT_COURTESY = (
     r"good\s+(?:morning|afternoon|evening|day|night)\b",
     r"(?:best|kind|warm|warmest|many)\s+(?:regards|wishes)\b",
     r"(?:regards|cheers|sincerely|bye|goodbye|take\s+care|all\s+the\s+best|yours\s+(?:truly|sincerely))\b",
+    r"(?:good\s+luck|congratulations|congrats|well\s+done|enjoy|excuse\s+me|see\s+you|talk\s+soon)\b",
 )
 # Empathy and apology: dropped in source mode always, elsewhere when they carry no checkable fact.
 _SOFT_COURTESY = (

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from veracity.offline.extract import lexicon
-from veracity.offline.extract.tokens import WORD, Token, tokenize
+from veracity.offline.extract import lexicon, worthiness
+from veracity.offline.extract.tokens import WORD, trim_end
 from veracity.offline.sentences import split_sentences
 
 _CLAUSE_BREAK = re.compile(r";\s+")
@@ -24,15 +24,6 @@ def clause_spans(text: str) -> list[tuple[int, int]]:
             start = match.end()
         spans.append((start, sentence.end))
     return spans
-
-
-def is_question(tokens: list[Token], terminal: str) -> bool:
-    """Whether the sentence asks something: a "?", or, with no "." or "!", a question word or auxiliary first."""
-    if "?" in terminal:
-        return True
-    first = tokens[0].folded
-    unpunctuated = not any(mark in terminal for mark in ".!")
-    return unpunctuated and (first in lexicon.QUESTION_WORDS or first in lexicon.AUXILIARIES)
 
 
 def passage_spans(text: str, start: int, end: int, strict: bool) -> list[tuple[int, int]]:
@@ -61,6 +52,33 @@ def passage_spans(text: str, start: int, end: int, strict: bool) -> list[tuple[i
     return passages
 
 
+def courtesy_spans(text: str, start: int, end: int, strict: bool) -> list[tuple[int, int]]:
+    """Maximal runs of courtesy segments, as spans trimmed of trailing punctuation: what `passage_spans` leaves out.
+
+    Bare interjections ("Well, ...", "Sure, ...") are listed only when the whole sentence is courtesy.
+    """
+    segments = _segments(text, start, end)
+    courtesy = [_is_courtesy(text, span, index, len(segments), strict) for index, span in enumerate(segments)]
+    whole = all(courtesy)
+    runs: list[tuple[int, int]] = []
+    run: list[tuple[int, int]] = []
+    for segment, is_courtesy in [*zip(segments, courtesy, strict=True), ((end, end, False), False)]:
+        span = _strip_leading_conjunctions(text, segment[0], segment[1])
+        if is_courtesy:
+            run.extend([span] if span else [])
+            continue
+        if run and (whole or not all(worthiness.is_interjection(text[a:b]) for a, b in run)):
+            runs.append((run[0][0], trim_end(text, run[0][0], run[-1][1])))
+        run = []
+    return runs
+
+
+def is_all_courtesy(text: str, start: int, end: int, strict: bool) -> bool:
+    """Whether every segment of text[start:end] is courtesy ("Thanks, is there anything else?")."""
+    segments = _segments(text, start, end)
+    return all(_is_courtesy(text, span, index, len(segments), strict) for index, span in enumerate(segments))
+
+
 def _segments(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
     """(start, end, follows_punctuation) pieces between commas, dashes and "and"/"but"."""
     segments: list[tuple[int, int, bool]] = []
@@ -78,15 +96,7 @@ def _is_courtesy(text: str, segment: tuple[int, int, bool], index: int, count: i
     span = _strip_leading_conjunctions(text, segment[0], segment[1])
     if span is None:
         return True
-    body = text[span[0]:span[1]]
-    if lexicon.ALWAYS_COURTESY.match(body):
-        return True
-    if lexicon.SHORT_COURTESY.match(body) and len(body.split()) <= lexicon.SHORT_COURTESY_MAX_WORDS:
-        return True
-    if lexicon.SOFT_COURTESY.match(body):
-        return strict or not has_fact(tokenize(text, *span)[1:])
-    pieces = [piece for piece in re.split(r"[.!…]+\s*", body) if piece.strip()]
-    return index in (0, count - 1) and all(lexicon.INTERJECTION.fullmatch(piece.strip()) for piece in pieces)
+    return worthiness.is_courtesy(text, *span, edge=index in (0, count - 1), strict=strict)
 
 
 def _strip_leading_conjunctions(text: str, start: int, end: int) -> tuple[int, int] | None:
@@ -94,13 +104,3 @@ def _strip_leading_conjunctions(text: str, start: int, end: int) -> tuple[int, i
         if match.group().lower() not in lexicon.LEADING_CONJUNCTIONS:
             return match.start(), end
     return None
-
-
-def has_fact(tokens: list[Token]) -> bool:
-    """Whether the tokens hold something checkable: a number, a month, or a capitalised name."""
-    return any(
-        any(ch.isdigit() for ch in t.text)
-        or t.folded in lexicon.MONTHS
-        or (t.text[:1].isupper() and t.folded != "i" and not t.folded.startswith("i'"))
-        for t in tokens
-    )

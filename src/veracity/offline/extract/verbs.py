@@ -19,7 +19,9 @@ def is_verb(tokens: list[Token], position: int) -> bool:
     token = tokens[position]
     folded_word = token.folded
     if folded_word in lexicon.AUXILIARIES:
-        return position == 0 or token.is_lower
+        # "Will Smith", "Can Tho": a capitalised modal before a capitalised word opens a name
+        name = folded_word in lexicon.MODALS and position + 1 < len(tokens) and tokens[position + 1].text[:1].isupper()
+        return token.is_lower or (position == 0 and not name)
     if "'" in folded_word:
         return split_clitic(token) is not None
     if not token.is_lower:
