@@ -3,7 +3,8 @@
 Two rulers judge the same evidence side by side:
 
 * ``trusted``: what a check does now: the calculator first (computed claims), then the shipped
-  offline judge with its relevance filter (`EntailmentJudge.judge`);
+  offline judge with its relevance filter (`EntailmentJudge.assess`), each through the risk rule at
+  the default target precision (a verdict below its certified threshold is unverifiable);
 * ``baseline``: today's judge before issue 14: the same entailment model and thresholds on all
   the evidence, with no relevance filter, no calculator, and support from any passage past the
   threshold (``support_must_dominate`` off), over `EntailmentJudge.candidates`.
@@ -60,6 +61,8 @@ from veracity.contracts import LABELS, Evidence  # noqa: E402
 from veracity.evaluation.metrics import classify  # noqa: E402
 from veracity.kb.seeding import ensure_demo  # noqa: E402
 from veracity.kb.store import KnowledgeBase  # noqa: E402
+from veracity.offline.calibration.risk import DEFAULT_MIN_PRECISION  # noqa: E402
+from veracity.offline.calibration.ruling import ComputedRule, RiskRule  # noqa: E402
 from veracity.offline.extract import extract_claims_offline  # noqa: E402
 from veracity.offline.judge.entailment_judge import EntailmentDecider, EntailmentJudge  # noqa: E402
 
@@ -84,13 +87,18 @@ class Rulers:
         return self.before.decide(claim, self.judge.candidates(claim, evidence)).label
 
     def trusted(self, claim: str, evidence: list[Evidence]) -> str:
-        """What a check does now: the calculator, else the judge with its relevance filter."""
+        """What a check does now: the calculator, else the judge with its relevance filter, each through the
+        risk rule at the default target precision (a verdict below its certified threshold is unverifiable)."""
         answer = calculate(claim, evidence, self.today)
         if answer is not None:
-            return answer.label
+            first = answer.inputs[0] if answer.inputs else None
+            computed = {"label": answer.label, "reason": answer.text, "evidence_id": first.evidence.id if first
+                        else None, "quote": first.quote if first else None}
+            return str(ComputedRule.shipped(DEFAULT_MIN_PRECISION).rule(computed).answer["label"])
         if not evidence:
             return "unverifiable"
-        return str(self.judge.judge(claim, evidence)["label"])
+        judgement = self.judge.assess(claim, evidence)
+        return str(RiskRule.shipped(DEFAULT_MIN_PRECISION).rule(judgement).answer["label"])
 
 
 def share(count: int, total: int) -> str:

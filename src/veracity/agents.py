@@ -67,7 +67,7 @@ def describe(report: Report) -> str:
         verdict = report.verdict_for(claim.id)
         if verdict is None:
             continue
-        line = f"- {verdict.label}: {claim.text}"
+        line = f"- {verdict.shown_label}: {claim.text}"
         evidence = report.cited_evidence(verdict)
         if verdict.quote:
             source = f" ({evidence.title or evidence.url})" if evidence and (evidence.title or evidence.url) else ""

@@ -11,6 +11,7 @@ import datetime
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
+from veracity.offline.calibration.risk import DEFAULT_MIN_PRECISION, check_min_precision
 from veracity.prompts.extract import EXTRACT_PROMPT
 from veracity.prompts.judge import JUDGE_PROMPT
 from veracity.prompts.revise import REVISE_FEEDBACK
@@ -66,6 +67,13 @@ class Context:
     )
     max_revisions: int = field(
         default=2, metadata={"description": "Revise rounds that re-judge failing claims."}
+    )
+    min_precision: float = field(
+        default=DEFAULT_MIN_PRECISION, metadata={"description": (
+            "Decisive precision the offline judge and the calculator must reach: a supported or refuted verdict "
+            "is kept only when its calibrated confidence clears the threshold certified for this precision on "
+            "held-out data; below it the verdict is unverifiable and carries its lean. 0 turns the rule off."
+        )},
     )
     search_attempts: int = field(default=3, metadata={"description": "Evidence search attempts per claim."})
     search_timeout: float = field(
@@ -171,6 +179,7 @@ class Context:
             value = getattr(self, name)
             if value is not None and not (isinstance(value, int) and value > 0):
                 raise ValueError(f"{name} must be a positive number of tokens, got {value!r}")
+        check_min_precision(self.min_precision)
         if not self.check_deadline > 0:
             raise ValueError(f"check_deadline must be a positive number of seconds, got {self.check_deadline!r}")
         if self.today is not None:

@@ -228,13 +228,32 @@ class Verdict(BaseModel):
     single_source: str | None = Field(
         default=None, description="A supported web verdict whose evidence all comes from one site: that site."
     )
+    confidence: float | None = Field(
+        default=None, ge=0.0, le=1.0,
+        description="The calibrated probability that the label is right (for an unverifiable verdict that leans, "
+                    "that its lean is right). Set by the offline judge and the calculator; None for a chat model's "
+                    "verdict or one reached without judging (no evidence, a failed search).",
+    )
+    leaning: Literal["supported", "refuted"] | None = Field(
+        default=None,
+        description="An unverifiable verdict held back by risk control: the label it would have had. A lean never "
+                    "makes a text pass.",
+    )
 
     @property
     def shown_label(self) -> str:
-        """The label as people should read it: a decisive web verdict whose page check failed says so."""
+        """The label as people should read it.
+
+        A decisive web verdict whose page check failed says so; an unverifiable verdict that leans
+        says which way and how confidently ("unverifiable, leans refuted, 0.62"); a verdict with a
+        calibrated confidence gives it ("supported, 0.94").
+        """
         if self.page is not None and not self.page.verified and self.label != "unverifiable":
             return f"{self.label} (citation not verified on the page)"
-        return self.label
+        confidence = f", {self.confidence:.2f}" if self.confidence is not None else ""
+        if self.label == "unverifiable" and self.leaning is not None:
+            return f"unverifiable, leans {self.leaning}{confidence}"
+        return f"{self.label}{confidence}"
 
 
 class GateFailure(BaseModel):

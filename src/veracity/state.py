@@ -9,7 +9,7 @@ claims it re-ran.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, NotRequired
+from typing import Annotated, Any, Literal, NotRequired
 
 from typing_extensions import TypedDict
 
@@ -120,6 +120,10 @@ class ClaimUpdate(ClaimResults, total=False):
     judge_call_error: str | None
     judge_attempt: int
     judge_errors: list[str]
+    judge_confidence: float | None
+    """The calibrated confidence of the judge's answer (offline judge and calculator), or None."""
+    judge_leaning: Literal["supported", "refuted"] | None
+    """The label risk control held back, when the answer is an unverifiable that leans."""
 
 
 class ClaimState(ClaimInput, ClaimUpdate, total=False):

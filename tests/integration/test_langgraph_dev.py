@@ -18,6 +18,8 @@ from langgraph_sdk import get_client
 ROOT = Path(__file__).resolve().parents[2]
 POLICY = "Returns within 14 days. Return shipping costs 5 dollars."
 ANSWER = "You can return it within 30 days. Return shipping costs 5 dollars."
+HELD_AND_SUPPORTED = [("unverifiable", "refuted"), ("supported", None)]
+"""The 30-day promise leans refuted (no offline refutation is certified at 0.90); the other claim is supported."""
 
 
 def free_port() -> int:
@@ -82,11 +84,12 @@ def test_a_thread_streams_per_claim_steps_and_ends_with_the_report(dev_server: s
     assert nodes[0] == "extract_claims" and nodes[-1] == "finalize_report"
     report = state["values"]["report"]
     assert report["mode"] == "offline+source"
-    assert [v["label"] for v in report["verdicts"]] == ["refuted", "supported"]
+    assert [(v["label"], v["leaning"]) for v in report["verdicts"]] == HELD_AND_SUPPORTED
     progress = [part.data for part in parts if part.event.startswith("custom")]  # veracity.ProgressEvent, as JSON
     assert [event["kind"] for event in progress][:2] == ["extracting", "claims"]
-    verdicts = {event["claim"]["id"]: event["verdict"]["label"] for event in progress if event["kind"] == "verdict"}
-    assert verdicts == {"c1": "refuted", "c2": "supported"}
+    verdicts = {event["claim"]["id"]: (event["verdict"]["label"], event["verdict"]["leaning"])
+                for event in progress if event["kind"] == "verdict"}
+    assert verdicts == dict(zip(("c1", "c2"), HELD_AND_SUPPORTED, strict=True))
 
 
 def test_the_http_app_is_mounted_beside_the_graph(dev_server: str) -> None:
@@ -95,7 +98,7 @@ def test_the_http_app_is_mounted_beside_the_graph(dev_server: str) -> None:
     assert [a["graph_id"] for a in found.json()] == ["factcheck"]  # the platform's own routes still answer
     invoked = httpx.post(dev_server + "/factcheck/invoke", timeout=60,
                          json={"input": {"text": ANSWER, "source_text": POLICY}})
-    assert [v["label"] for v in invoked.json()["output"]["verdicts"]] == ["refuted", "supported"]
+    assert [(v["label"], v["leaning"]) for v in invoked.json()["output"]["verdicts"]] == HELD_AND_SUPPORTED
 
 
 def test_studio_shows_the_context_as_editable_fields(dev_server: str) -> None:

@@ -18,7 +18,12 @@ OFFLINE_ROWS = [
     {"id": "sushi", "claim": "Tokyo has the best sushi restaurants in the world.",
      "evidence": "Bananas are a good source of potassium.", "label": "unverifiable"},
 ]
-"""Four judge rows. Measured with the offline entailment judge: it calls 'paris' unverifiable
+RAW_JUDGE = {"min_precision": 0}
+"""The eval tests measure the eval machinery on the offline judge's own labels: risk control off, so
+the expected outcomes below do not move with each recalibration. `test_eval_runner` checks once what
+the default target (0.90) does to them."""
+
+"""Four judge rows. Measured with the offline entailment judge (risk control off): it calls 'paris' unverifiable
 (wrong: a city's being the largest means it has the most inhabitants, a step the model does not
 take; it scores the pair entailed at 0.19) and gets the other three right."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
@@ -35,7 +36,9 @@ def test_tool_reports_each_claim_with_its_quote() -> None:
     tool = as_tool(**SETTINGS)
     assert isinstance(tool, BaseTool) and tool.name == "fact_check" and set(tool.args) == {"statement"}
     text = tool.invoke({"statement": "You can return the package within 30 days of the delivery date."})
-    assert text.splitlines()[0].startswith("- refuted: You can return the package within 30 days")
+    # a refutation the offline judge is not sure enough of is held back, and the line says which way it leans
+    assert re.match(r"- unverifiable, leans refuted, 0\.\d\d: You can return the package within 30 days",
+                    text.splitlines()[0])
     assert '"The customer may return a package within 14 days of the delivery date."' in text
     assert text.endswith("Not every claim is supported.")
 
@@ -43,7 +46,7 @@ def test_tool_reports_each_claim_with_its_quote() -> None:
 def test_tool_runs_inside_an_event_loop() -> None:
     tool = as_tool(name="check_policy", **SETTINGS)
     text = asyncio.run(tool.ainvoke({"statement": "You can return the package within 14 days of the delivery date."}))
-    assert text.startswith("- supported:") and text.endswith("All claims are supported.")
+    assert re.match(r"- supported, 0\.\d\d: ", text) and text.endswith("All claims are supported.")
 
 
 # --------------------------------------------------------------------------- the guard

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.unit.eval_data import OFFLINE_MATRIX, OFFLINE_ROWS, POLICY, write_jsonl
+from tests.unit.eval_data import OFFLINE_MATRIX, OFFLINE_ROWS, POLICY, RAW_JUDGE, write_jsonl
 from veracity.cli import main
 
 PASS_ROWS = [{"text": "You can return it within 14 days.", "source": POLICY, "expected": {"pass": True}}]
@@ -26,7 +26,8 @@ def judge_file(tmp_path: Path) -> Path:
 
 
 def run(runner: CliRunner, *args: object):
-    return runner.invoke(main, ["eval", *map(str, args)])
+    """`veracity eval ARGS`, with the offline judge's risk control off (see `RAW_JUDGE`)."""
+    return runner.invoke(main, ["eval", *map(str, args), "--min-precision", str(RAW_JUDGE["min_precision"])])
 
 
 # -- the gate ---------------------------------------------------------------------------------

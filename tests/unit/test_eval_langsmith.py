@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.unit.eval_data import OFFLINE_BALANCED_ACCURACY, OFFLINE_ROWS, POLICY, write_jsonl
+from tests.unit.eval_data import OFFLINE_BALANCED_ACCURACY, OFFLINE_ROWS, POLICY, RAW_JUDGE, write_jsonl
 from veracity.errors import ConfigurationError
 from veracity.evaluation import arun_eval, load_dataset
 from veracity.evaluation.langsmith import arun_langsmith_eval, dataset_name, langsmith_problem
@@ -103,7 +103,7 @@ def without_timing(metrics: dict[str, float]) -> dict[str, float]:
 async def test_rows_are_uploaded_once_and_scored_as_locally(judge_file: Path, client: FakeClient,
                                                            fake_aevaluate: FakeAevaluate) -> None:
     dataset = load_dataset(judge_file)
-    result = await arun_langsmith_eval(dataset, mode="offline", runs=2, concurrency=3, client=client)
+    result = await arun_langsmith_eval(dataset, mode="offline", **RAW_JUDGE, runs=2, concurrency=3, client=client)
 
     name = dataset_name(dataset)
     assert name == f"veracity-eval judge.jsonl {dataset.sha256[:12]}"
@@ -117,7 +117,7 @@ async def test_rows_are_uploaded_once_and_scored_as_locally(judge_file: Path, cl
     assert fake_aevaluate.kwargs["num_repetitions"] == 2 and fake_aevaluate.kwargs["max_concurrency"] == 3
     assert fake_aevaluate.kwargs["metadata"]["veracity_dataset_sha256"] == dataset.sha256
 
-    local = await arun_eval(dataset, mode="offline", runs=2)
+    local = await arun_eval(dataset, mode="offline", **RAW_JUDGE, runs=2)
     assert len(result.runs) == 2
     for recorded, expected in zip(result.runs, local.runs, strict=True):
         assert without_timing(recorded.metrics()) == without_timing(expected.metrics())
@@ -132,7 +132,7 @@ async def test_rows_are_uploaded_once_and_scored_as_locally(judge_file: Path, cl
 
 async def test_row_feedback_is_the_pass_score_and_failure(judge_file: Path, client: FakeClient,
                                                           fake_aevaluate: FakeAevaluate) -> None:
-    await arun_langsmith_eval(load_dataset(judge_file), mode="offline", client=client)
+    await arun_langsmith_eval(load_dataset(judge_file), mode="offline", **RAW_JUDGE, client=client)
     # the offline judge calls 'paris' unverifiable (wrong) and gets 'boil' right
     assert fake_aevaluate.feedback[("paris", 0)] == [{"key": "pass_score", "score": 0.0},
                                                      {"key": "judge_failure", "score": 0}]
@@ -142,9 +142,9 @@ async def test_row_feedback_is_the_pass_score_and_failure(judge_file: Path, clie
 async def test_an_existing_dataset_is_not_uploaded_again(judge_file: Path, client: FakeClient,
                                                          fake_aevaluate: FakeAevaluate) -> None:
     dataset = load_dataset(judge_file)
-    await arun_langsmith_eval(dataset, mode="offline", client=client)
+    await arun_langsmith_eval(dataset, mode="offline", **RAW_JUDGE, client=client)
     client.calls.clear()
-    await arun_langsmith_eval(dataset, mode="offline", client=client)
+    await arun_langsmith_eval(dataset, mode="offline", **RAW_JUDGE, client=client)
     assert client.calls == [("has_dataset", dataset_name(dataset))]
     assert len(client.examples) == 4
 
@@ -153,7 +153,7 @@ async def test_a_row_without_recorded_output_scores_zero(judge_file: Path, clien
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     fake = FakeAevaluate(client, drop=("boil", 1))
     monkeypatch.setattr("langsmith.evaluation.aevaluate", fake)
-    result = await arun_langsmith_eval(load_dataset(judge_file), mode="offline", runs=2, client=client)
+    result = await arun_langsmith_eval(load_dataset(judge_file), mode="offline", **RAW_JUDGE, runs=2, client=client)
     first, second = ({o.row_id: o for o in run.outcomes} for run in result.runs)
     assert first["boil"].predicted == ["refuted"]
     assert (second["boil"].predicted, second["boil"].score) == (["failed"], 0.0)
@@ -168,7 +168,7 @@ async def test_summary_balanced_accuracy_counts_a_lost_row_as_failed(judge_file:
     # summary metric too, taking its gold labels from the example, as the local report counts it.
     fake = FakeAevaluate(client, drop=("boil", 0))
     monkeypatch.setattr("langsmith.evaluation.aevaluate", fake)
-    result = await arun_langsmith_eval(load_dataset(judge_file), mode="offline", client=client)
+    result = await arun_langsmith_eval(load_dataset(judge_file), mode="offline", **RAW_JUDGE, client=client)
     # local: supported 1/2 (paris wrong), refuted 0/1 (boil failed), unverifiable 1/1 -> (1/2 + 0 + 1) / 3
     assert result.aggregate["balanced_accuracy"].mean == pytest.approx(1 / 2)
     # (leaving boil out instead would give 3/4: refuted has no gold item then: (1/2 + 1) / 2)
@@ -178,7 +178,8 @@ async def test_summary_balanced_accuracy_counts_a_lost_row_as_failed(judge_file:
 async def test_pass_rows_upload_their_expectation_by_alias(tmp_path: Path, client: FakeClient,
                                                            fake_aevaluate: FakeAevaluate) -> None:
     rows = [{"id": "ok", "text": "Hello.", "source": POLICY, "expected": {"pass": True}}]
-    await arun_langsmith_eval(load_dataset(write_jsonl(tmp_path / "pass.jsonl", rows)), mode="offline", client=client)
+    await arun_langsmith_eval(load_dataset(write_jsonl(tmp_path / "pass.jsonl", rows)), mode="offline", **RAW_JUDGE,
+                              client=client)
     [example] = client.examples
     assert example["inputs"] == {"row_id": "ok", "text": "Hello.", "source": POLICY, "expected": {"pass": True}}
     assert example["outputs"] == {"labels": ["pass"]} and example["metadata"] == {"row_id": "ok", "kind": "pass"}
@@ -189,6 +190,6 @@ async def test_no_key_and_no_client_is_a_configuration_error(judge_file: Path,
     monkeypatch.delenv("LANGCHAIN_API_KEY", raising=False)
     assert "LANGSMITH_API_KEY is not set" in langsmith_problem()
     with pytest.raises(ConfigurationError, match="LANGSMITH_API_KEY"):
-        await arun_langsmith_eval(load_dataset(judge_file), mode="offline")
+        await arun_langsmith_eval(load_dataset(judge_file), mode="offline", **RAW_JUDGE)
     monkeypatch.setenv("LANGSMITH_API_KEY", "lsv2-test")
     assert langsmith_problem() is None

@@ -16,6 +16,7 @@ from tests.unit.eval_data import (
     OFFLINE_PREDICTED,
     OFFLINE_ROWS,
     POLICY,
+    RAW_JUDGE,
     WINDOW,
     write_jsonl,
 )
@@ -80,7 +81,7 @@ def test_tokens_are_counted_per_row_and_summed(tmp_path: Path, world: FakeWorld)
 
 
 def test_offline_judge_on_obvious_rows(tmp_path: Path) -> None:
-    result = run_eval(write_jsonl(tmp_path / "judge.jsonl", OFFLINE_ROWS), mode="offline")
+    result = run_eval(write_jsonl(tmp_path / "judge.jsonl", OFFLINE_ROWS), mode="offline", **RAW_JUDGE)
     assert {row_id: labels[0] for row_id, labels in predicted(result).items()} == OFFLINE_PREDICTED
     assert result.summed_matrix() == OFFLINE_MATRIX
     assert result.aggregate["balanced_accuracy"].mean == pytest.approx(OFFLINE_BALANCED_ACCURACY)
@@ -336,15 +337,15 @@ def test_baseline_scores_both_thresholds_on_the_same_rows(tmp_path: Path) -> Non
 
 def test_assert_eval_returns_the_result_when_the_gate_passes(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "judge.jsonl", OFFLINE_ROWS)
-    result = assert_eval(path, min_score=0.8, mode="offline")  # balanced accuracy 5/6
+    result = assert_eval(path, min_score=0.8, mode="offline", **RAW_JUDGE)  # balanced accuracy 5/6
     assert isinstance(result, EvalResult) and result.gate("balanced_accuracy", 0.8).passed
-    assert assert_eval(path, metric="pass_score", min_score=0.75, mode="offline").dataset.path == path
+    assert assert_eval(path, metric="pass_score", min_score=0.75, mode="offline", **RAW_JUDGE).dataset.path == path
 
 
 def test_assert_eval_fails_with_the_gate_line_and_the_report(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "judge.jsonl", OFFLINE_ROWS)
     with pytest.raises(AssertionError) as raised:
-        assert_eval(path, min_score=0.9, mode="offline")
+        assert_eval(path, min_score=0.9, mode="offline", **RAW_JUDGE)
     message = str(raised.value)
     assert message.startswith("judge.jsonl: gate FAILED: balanced_accuracy 0.833 < 0.900\n")
     assert "## Confusion matrix" in message and "| paris | supported | unverifiable | 0.00 |" in message
@@ -352,11 +353,13 @@ def test_assert_eval_fails_with_the_gate_line_and_the_report(tmp_path: Path) -> 
 
 def test_assert_eval_rejects_an_unknown_metric(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown metric 'f1'; choose one of: balanced_accuracy"):
-        assert_eval(write_jsonl(tmp_path / "judge.jsonl", OFFLINE_ROWS), metric="f1", min_score=0.5, mode="offline")
+        assert_eval(write_jsonl(tmp_path / "judge.jsonl", OFFLINE_ROWS), metric="f1", min_score=0.5, mode="offline",
+                    **RAW_JUDGE)
 
 
 async def test_assert_eval_works_inside_a_running_event_loop(tmp_path: Path) -> None:
-    result = assert_eval(write_jsonl(tmp_path / "judge.jsonl", OFFLINE_ROWS), min_score=0.8, mode="offline")
+    result = assert_eval(write_jsonl(tmp_path / "judge.jsonl", OFFLINE_ROWS), min_score=0.8, mode="offline",
+                         **RAW_JUDGE)
     assert result.aggregate["balanced_accuracy"].mean == pytest.approx(OFFLINE_BALANCED_ACCURACY)
 
 
@@ -364,7 +367,7 @@ def test_veracity_eval_fixture_is_assert_eval(veracity_eval, tmp_path: Path) -> 
     assert veracity_eval is assert_eval
     with pytest.raises(AssertionError, match="gate FAILED: pass_score 0.750 < 0.800"):
         veracity_eval(write_jsonl(tmp_path / "judge.jsonl", OFFLINE_ROWS), metric="pass_score", min_score=0.8,
-                      mode="offline")
+                      mode="offline", **RAW_JUDGE)
 
 
 def test_pytest_plugin_is_registered_by_entry_point() -> None:
@@ -373,3 +376,15 @@ def test_pytest_plugin_is_registered_by_entry_point() -> None:
     [entry] = [e for e in entry_points(group="pytest11") if e.name == "veracity"]
     assert entry.value == "veracity.pytest_plugin"
     assert entry.load().veracity_eval is veracity_eval_fixture
+
+
+def test_at_the_default_target_the_offline_judge_holds_back_what_it_is_not_sure_of(tmp_path: Path) -> None:
+    raw = run_eval(write_jsonl(tmp_path / "judge.jsonl", OFFLINE_ROWS), mode="offline", **RAW_JUDGE)
+    held = run_eval(write_jsonl(tmp_path / "judge.jsonl", OFFLINE_ROWS), mode="offline")
+    raw_labels = {row_id: labels[0] for row_id, labels in predicted(raw).items()}
+    held_labels = {row_id: labels[0] for row_id, labels in predicted(held).items()}
+    assert raw_labels == OFFLINE_PREDICTED
+    # risk control only ever turns a decisive label into unverifiable, never the reverse or a flip
+    for row_id, label in held_labels.items():
+        assert label in (raw_labels[row_id], "unverifiable")
+    assert held_labels["boil"] == "unverifiable"  # no refutation of the offline judge is certified at 0.90

@@ -47,20 +47,23 @@ def test_sydney_paragraph_offline_with_the_demo_corpus(kb_dir: Path) -> None:
     assert report.confidence_score is not None and report.hallucination_risk in {"LOW", "MEDIUM", "HIGH"}
 
 
-def test_user_document_refutes_sydney_as_capital(kb_dir: Path, tmp_path: Path) -> None:
+def test_user_document_decides_against_sydney_as_capital(kb_dir: Path, tmp_path: Path) -> None:
     note = tmp_path / "australia.txt"
     note.write_text("Canberra is the capital city of Australia. Sydney is the capital of New South Wales.")
     runner = CliRunner()
     ingested = runner.invoke(main, ["ingest", str(note)])
     assert ingested.exit_code == 0, ingested.output
-    result = runner.invoke(main, ["check", "Sydney is the capital of Australia.", "--search", "kb", "--json"])
-    data = json.loads(result.stdout)
-    [verdict] = data["verdicts"]
-    assert verdict["label"] == "refuted"
-    assert "Canberra is the capital city of Australia" in verdict["quote"]
-    cited = next(e for e in data["evidence"] if e["id"] == verdict["evidence_id"])
-    assert cited["url"] and Path(cited["url"]).name == "australia.txt"
-    assert result.exit_code == 1
+    claim = "Sydney is the capital of Australia."
+    for precision, label, leaning in (("0.9", "unverifiable", "refuted"), ("0", "refuted", None)):
+        # at the default target the offline judge's refutation is held back and leans; with the rule off it refutes
+        result = runner.invoke(main, ["check", claim, "--search", "kb", "--json", "--min-precision", precision])
+        data = json.loads(result.stdout)
+        [verdict] = data["verdicts"]
+        assert (verdict["label"], verdict["leaning"]) == (label, leaning)
+        assert "Canberra is the capital city of Australia" in verdict["quote"]
+        cited = next(e for e in data["evidence"] if e["id"] == verdict["evidence_id"])
+        assert cited["url"] and Path(cited["url"]).name == "australia.txt"
+        assert result.exit_code == 1
 
 
 @pytest.mark.parametrize(("answer", "passes"), [(FAITHFUL, True), (WARM_FAITHFUL, True), (WARM_PROMISE, False)],

@@ -9,9 +9,15 @@ import veracity
 BARE = "Sydney is the capital of Australia."  # the demo knowledge base says Canberra
 
 
+DECIDED = [(BARE, "unverifiable, leans refuted")]
+"""The demo note on Canberra decides against the bare claim; at the default target the refutation leans."""
+
+
 def labels(text: str) -> list[tuple[str, str]]:
+    """(claim, verdict as shown, without its confidence) for every claim of `text`."""
     report = veracity.check(text, model="offline", search="kb")
-    return [(claim.text, report.verdict_for(claim.id).label) for claim in report.claims]  # type: ignore[union-attr]
+    return [(claim.text, report.verdict_for(claim.id).shown_label.rsplit(", 0.", 1)[0])  # type: ignore[union-attr]
+            for claim in report.claims]
 
 
 @pytest.mark.parametrize("framed", [
@@ -20,7 +26,7 @@ def labels(text: str) -> list[tuple[str, str]]:
     "Sydney is the capital of Australia, right?",
 ])
 def test_framing_does_not_change_the_verdict(framed: str) -> None:
-    assert labels(framed) == labels(BARE) == [(BARE, "refuted")]
+    assert labels(framed) == labels(BARE) == DECIDED
 
 
 def test_evidence_about_something_else_gives_unverifiable_with_a_reason() -> None:
@@ -38,7 +44,7 @@ def test_evidence_about_something_else_gives_unverifiable_with_a_reason() -> Non
     "Sydney is the capital of Australia, wouldn't you agree?",
 ])
 def test_framings_built_from_other_parts_do_not_change_the_verdict(framed: str) -> None:
-    assert labels(framed) == [(BARE, "refuted")]
+    assert labels(framed) == DECIDED
 
 
 def test_a_claim_naming_its_subject_late_is_not_decided_by_shared_words() -> None:

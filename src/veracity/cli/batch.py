@@ -14,11 +14,12 @@ from rich.console import Console
 from rich.markup import escape
 
 from veracity.cli.cache import cache_file_option, no_cache_option
+from veracity.cli.precision import min_precision_option
 
 BATCH_EPILOG = """\b
 IN: .jsonl (one object per line) or .csv (with a header); the text is in the
 'text' field (--text-field), with an optional 'id' and 'source' (a source text
-to check against, as `check --source`).
+to check against, as `check --source`; it wins over --search).
 \b
 OUT: one JSON line per row, {"id", "line", "report"} or {"id", "line", "error"},
 appended as rows finish. Rerunning skips the rows already in OUT (by id, or by a
@@ -49,9 +50,11 @@ Exit codes:
 @click.option("--text-field", default="text", show_default=True, help="The field (or CSV column) holding the text.")
 @click.option("--model", "-m", default=None, metavar="PROVIDER:MODEL", help="As `veracity check --model`.")
 @click.option("--search", "-s", type=click.Choice(["auto", "web", "kb", "source"]), default="auto",
-              show_default=True, help="As `veracity check --search` (rows with a source are checked against it).")
+              show_default=True, help="As `veracity check --search`, for rows without a source; a row with a "
+                                      "source is always checked against that source alone.")
 @click.option("--kb", "kb_path", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Knowledge base folder (default: $VERACITY_KB or the user data folder).")
+@min_precision_option
 @no_cache_option
 @cache_file_option
 @click.option("--ray", "ray_address", is_flag=False, flag_value="", default=None, metavar="[ADDRESS]",
@@ -60,8 +63,8 @@ Exit codes:
 @click.option("--ray-workers", type=click.IntRange(1), default=None, metavar="N",
               help="Ray workers, each checking one row at a time (default: the cluster's CPU count).")
 def batch_command(in_file: Path, out_file: Path, summary_file: Path | None, concurrency: int, text_field: str,
-                  model: str | None, search: str, kb_path: Path | None, no_cache: bool, cache_path: Path | None,
-                  ray_address: str | None, ray_workers: int | None) -> None:
+                  model: str | None, search: str, kb_path: Path | None, min_precision: float | None, no_cache: bool,
+                  cache_path: Path | None, ray_address: str | None, ray_workers: int | None) -> None:
     """Fact-check every row of IN and write the reports to OUT, a few at a time, resumably."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -72,7 +75,8 @@ def batch_command(in_file: Path, out_file: Path, summary_file: Path | None, conc
         raise click.UsageError("--ray-workers needs --ray")
     err = Console(stderr=True)
     given = (("model", model), ("search", search), ("kb_path", str(kb_path) if kb_path else None),
-             ("cache", False if no_cache else None), ("cache_path", str(cache_path) if cache_path else None))
+             ("cache", False if no_cache else None), ("cache_path", str(cache_path) if cache_path else None),
+             ("min_precision", min_precision))
     settings: dict[str, Any] = {name: value for name, value in given if value is not None}
     try:
         total = sum(1 for _ in read_rows(in_file, text_field=text_field))

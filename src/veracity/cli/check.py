@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.status import Status
 
 from veracity.cli.cache import cache_file_option, no_cache_option
+from veracity.cli.precision import min_precision_option
 from veracity.context import DEFAULT_MODEL, Context
 from veracity.contracts import Report
 from veracity.errors import ConfigurationError, InputError
@@ -230,6 +231,7 @@ def _token_caps(values: tuple[str, ...]) -> dict[str, int]:
 @click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
               help="Stop the whole check after this long (default: 600); claims not judged by then are "
                    "unverifiable and the report says so (exit 3).")
+@min_precision_option
 @no_cache_option
 @cache_file_option
 @click.option("--search-cache-ttl", type=click.IntRange(0), default=None, metavar="SECONDS",
@@ -253,7 +255,8 @@ def check_command(
     source_file: Path | None, kb_path: Path | None,
     max_revisions: int | None, max_results: int | None, tavily_url: str | None, max_chars: int | None,
     today: datetime.datetime | None, verify_pages: bool | None, snapshots: Path | None, archive_url: str | None,
-    allow_snippet_citations: bool | None, no_cache: bool, cache_path: Path | None, search_cache_ttl: int | None,
+    allow_snippet_citations: bool | None, min_precision: float | None, no_cache: bool, cache_path: Path | None,
+    search_cache_ttl: int | None,
     deadline: float | None, out_dir: Path | None, as_json: bool, show_trace: bool,
     checkpoint: Path | None, thread_id: str | None, stream: bool,
 ) -> None:
@@ -286,7 +289,8 @@ def check_command(
         "verify_pages": verify_pages, "allow_snippet_citations": allow_snippet_citations,
         "page_snapshots": str(snapshots) if snapshots else None, "page_archive_url": archive_url,
         "cache": False if no_cache else None, "cache_path": str(cache_path) if cache_path else None,
-        "search_cache_ttl": search_cache_ttl, "structured_output": structured_output, **token_caps,
+        "search_cache_ttl": search_cache_ttl, "structured_output": structured_output, "min_precision": min_precision,
+        **token_caps,
     }
     if source_file is not None:
         if search not in SOURCE_SEARCHES:

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from veracity.cli.precision import min_precision_option
 from veracity.context import DEFAULT_MODEL
 from veracity.errors import ConfigurationError, InputError
 
@@ -82,6 +83,7 @@ def _fail(err: Console, headline: str, message: str) -> None:
               help="Least similarity for an extracted claim to match an expected one (claims rows; default 0.7).")
 @click.option("--max-revisions", type=click.IntRange(0, 10), default=None,
               help="Revise rounds per end-to-end check (default: 2).")
+@min_precision_option
 @click.option("--no-cache", "no_cache", is_flag=True,
               help="Ask the model and search afresh for every row (off anyway with --runs above 1).")
 @click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON (every row's outcome).")
@@ -92,7 +94,7 @@ def _fail(err: Console, headline: str, message: str) -> None:
 def eval_command(
     dataset: Path, mode: str, model: str | None, search: str, kb_path: Path | None, runs: int, concurrency: int,
     min_score: float | None, metric: str, baseline: bool, match_threshold: float | None, max_revisions: int | None,
-    no_cache: bool, as_json: bool, out_path: Path | None, use_langsmith: bool,
+    min_precision: float | None, no_cache: bool, as_json: bool, out_path: Path | None, use_langsmith: bool,
 ) -> None:
     """Measure the judge against labelled DATASET (JSONL) and optionally gate on a metric.
 
@@ -133,6 +135,7 @@ def eval_command(
         "kb_path": str(kb_path) if kb_path else None,
         "max_revisions": max_revisions,
         "cache": False if no_cache else None,
+        "min_precision": min_precision,
     }
     options: dict[str, Any] = dict(
         mode=mode, model=model, runs=runs, concurrency=concurrency, baseline=baseline,

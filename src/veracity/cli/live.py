@@ -50,11 +50,11 @@ class LiveVerdicts:
                 table.add_row(Text("checking…", style="dim"), Text(claim.text), "")
             else:
                 quote = Text(f"“{verdict.quote}”" if decisive_quote(verdict) else "")
-                table.add_row(Text(verdict.label, style=LABEL_STYLES[verdict.label]), Text(claim.text), quote)
+                table.add_row(Text(verdict.shown_label, style=LABEL_STYLES[verdict.label]), Text(claim.text), quote)
         return table
 
 
 def verdict_line(claim: Claim, verdict: Verdict) -> str:
     """A verdict as one plain line, for output that is not a terminal."""
     quote = f' — "{verdict.quote}"' if decisive_quote(verdict) else ""
-    return f"{verdict.label}: {claim.text}{quote}"
+    return f"{verdict.shown_label}: {claim.text}{quote}"

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from veracity.cli.cache import no_cache_option
+from veracity.cli.precision import min_precision_option
 from veracity.server.serving import ServeSettings
 
 SERVE_EPILOG = """\b
@@ -50,10 +51,11 @@ keys `veracity check` reads."""
 @click.option("--max-connections", type=click.IntRange(min=1), default=ServeSettings.max_connections,
               show_default=True, help="Open sockets at most (lowered to fit the file-descriptor limit); past it "
                                       "the oldest connection still waiting on its client is closed.")
+@min_precision_option
 @no_cache_option
 def serve_command(host: str, port: int, model: str | None, search: str, rate_limit: str | None,
                   checkpoint: Path | None, trusted_proxies: str | None, header_timeout: float,
-                  body_timeout: float, max_connections: int, no_cache: bool) -> None:
+                  body_timeout: float, max_connections: int, min_precision: float | None, no_cache: bool) -> None:
     """Serve the fact-check graph over HTTP (FastAPI under uvicorn)."""
     import uvicorn
 
@@ -61,6 +63,8 @@ def serve_command(host: str, port: int, model: str | None, search: str, rate_lim
     from veracity.server.serving import uvicorn_config
 
     extra: dict[str, Any] = {"cache": False} if no_cache else {}
+    if min_precision is not None:
+        extra["min_precision"] = min_precision
     try:
         app = create_app(model=model, search=search, rate_limit=rate_limit, checkpoint=checkpoint, **extra)
     except ValueError as error:

@@ -17,6 +17,7 @@ from veracity.context import Context
 from veracity.contracts import Computation, ComputedInput, TraceRecord
 from veracity.nodes.names import CALCULATE_CLAIM, JUDGE_CLAIM, VERDICT_GATE, AfterCalculation
 from veracity.nodes.timing import Stopwatch
+from veracity.offline.calibration.ruling import ComputedRule
 from veracity.state import ClaimState, ClaimUpdate, evidence_for
 
 
@@ -54,16 +55,17 @@ def calculate_claim(state: ClaimState, runtime: Runtime[Context]) -> Command[Aft
                              reason="not a computed claim", seconds=watch.seconds)
         return Command(goto=JUDGE_CLAIM, update={"claim_evidence": evidence, "computation": None, "trace": [record]})
     first = answer.inputs[0] if answer.inputs else None
-    payload = {
+    ruling = ComputedRule.shipped(runtime.context.min_precision).rule({
         "label": answer.label,
         "reason": f"Computed: {answer.text}",
         "evidence_id": first.evidence.id if first else None,
         "quote": first.quote if first else None,
-    }
-    record = TraceRecord(step=CALCULATE_CLAIM, claim_id=claim.id, outcome="ok", reason=answer.label,
+    })
+    record = TraceRecord(step=CALCULATE_CLAIM, claim_id=claim.id, outcome="ok", reason=ruling.answer["label"],
                          seconds=watch.seconds)
     update: ClaimUpdate = {
-        "claim_evidence": evidence, "judge_payload": payload, "judge_call_error": None,
+        "claim_evidence": evidence, "judge_payload": ruling.answer, "judge_call_error": None,
         "judge_attempt": state.get("judge_attempt", 0) + 1, "computation": computation_of(answer), "trace": [record],
+        "judge_confidence": ruling.confidence, "judge_leaning": ruling.leaning,
     }
     return Command(goto=VERDICT_GATE, update=update)

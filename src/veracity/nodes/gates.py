@@ -254,6 +254,10 @@ def _verdict(state: ClaimState, output: JudgeOutput, *, verified: bool) -> Verdi
     reason = output.reason
     if state.get("source_mode"):
         reason = source_mode_reason(state["claim"], output.label, reason)
+    # The judge's confidence and lean describe its own answer; an answer the gate changed has neither.
+    payload = state.get("judge_payload")
+    own_answer = isinstance(payload, dict) and payload.get("label") == output.label
+    leaning = state.get("judge_leaning") if own_answer and output.label == "unverifiable" else None
     return Verdict(
         claim_id=state["claim"].id,
         label=output.label,
@@ -264,6 +268,8 @@ def _verdict(state: ClaimState, output: JudgeOutput, *, verified: bool) -> Verdi
         attempts=state.get("judge_attempt", 1),
         revision=state.get("revision", 0),
         computation=computation,
+        confidence=state.get("judge_confidence") if own_answer else None,
+        leaning=leaning,
     )
 
 

@@ -14,6 +14,7 @@ from veracity.contracts import Claim, Evidence, JudgeOutput, TraceRecord
 from veracity.nodes.model_answer import answer_record
 from veracity.nodes.names import JUDGE_CLAIM
 from veracity.nodes.timing import Stopwatch
+from veracity.offline.calibration.ruling import RiskRule, Ruling
 from veracity.prompts.feedback import gate_feedback
 from veracity.prompts.source_mode import SOURCE_JUDGE_ADDENDUM
 from veracity.runtime.models import ModelReply, answer_within, ask_structured
@@ -73,19 +74,21 @@ def judge_messages(
 
 async def _judge(
     state: ClaimState, evidence: list[Evidence], context: Context, resources: Resources, *, cap: int
-) -> ModelReply:
+) -> tuple[ModelReply, Ruling | None]:
+    """The judge's answer, and for the offline judge its calibrated ruling (confidence, lean)."""
     claim, feedback = state["claim"], state.get("feedback")
     if resources.mode(context).offline:
-        judge = resources.offline_judge()
-        payload = await asyncio.to_thread(judge.judge, claim.text, evidence, feedback=feedback)
-        return ModelReply(payload=payload, tokens_in=0, tokens_out=0)
+        judgement = await asyncio.to_thread(resources.offline_judge().assess, claim.text, evidence)
+        ruling = RiskRule.shipped(context.min_precision, source=state.get("source_mode", False)).rule(judgement)
+        return ModelReply(payload=ruling.answer, tokens_in=0, tokens_out=0), ruling
     messages = judge_messages(claim, evidence, context, feedback=feedback, errors=state.get("judge_errors", []),
                               source_mode=state.get("source_mode", False))
     async with answer_within(context.model_timeout):
-        return await ask_structured(resources.chat_model(context), messages, JudgeOutput,
-                                    run_name="judge_claim.model", max_tokens=cap,
-                                    structured_output=context.structured_output,
-                                    request_schema=judge_schema(evidence))
+        reply = await ask_structured(resources.chat_model(context), messages, JudgeOutput,
+                                     run_name="judge_claim.model", max_tokens=cap,
+                                     structured_output=context.structured_output,
+                                     request_schema=judge_schema(evidence))
+    return reply, None
 
 
 def judge_step(state: ClaimState) -> Step:
@@ -106,7 +109,7 @@ async def judge_claim(state: ClaimState, runtime: Runtime[Context], *, resources
     evidence = evidence_for(state)
     cap = judge_tokens(state, runtime.context)
     try:
-        reply = await _judge(state, evidence, runtime.context, resources, cap=cap)
+        reply, ruling = await _judge(state, evidence, runtime.context, resources, cap=cap)
     except Exception as exc:  # a failed call is one failed attempt, judged by the gate
         record = TraceRecord(
             step=JUDGE_CLAIM, claim_id=claim.id, attempt=attempt, outcome="failed",
@@ -114,11 +117,13 @@ async def judge_claim(state: ClaimState, runtime: Runtime[Context], *, resources
         )
         return {
             "claim_evidence": evidence, "judge_payload": None, "judge_call_error": f"the model call failed: {exc}",
-            "judge_attempt": attempt, "computation": None, "trace": [record],
+            "judge_attempt": attempt, "computation": None, "judge_confidence": None, "judge_leaning": None,
+            "trace": [record],
         }
     record, error = answer_record(JUDGE_CLAIM, reply, step=judge_step(state), cap=cap, attempt=attempt,
                                   seconds=watch.seconds, claim_id=claim.id)
     return {
         "claim_evidence": evidence, "judge_payload": None if error else reply.payload, "judge_call_error": error,
         "judge_attempt": attempt, "computation": None, "trace": [record],
+        "judge_confidence": ruling.confidence if ruling else None, "judge_leaning": ruling.leaning if ruling else None,
     }

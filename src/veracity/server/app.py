@@ -284,6 +284,7 @@ def _analysis(answer: str, report: Report) -> dict[str, Any]:
         evidence = report.cited_evidence(verdict)
         claims.append({
             "claim": claim.text, "label": verdict.label if verdict else "unverifiable",
+            "leaning": verdict.leaning if verdict else None, "confidence": verdict.confidence if verdict else None,
             "quote": verdict.quote if verdict else None, "reason": verdict.reason if verdict else None,
             "source": (evidence.url or evidence.title) if evidence else None,
         })

@@ -11,7 +11,7 @@ rules from the entailment model's probabilities and is the shipped judge's decid
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
 from veracity.contracts import Label
 from veracity.offline.judge.signals import Signals
@@ -35,19 +35,31 @@ class Candidate:
     signals: Signals
     sentences: int = 1
     entailment: Probabilities | None = None
+    about: str = ""
+    """The title of the evidence item (a document or page title): what a passage that opens with
+    "It ..." is about."""
 
     def contains(self, other: Candidate) -> bool:
         """Whether `other` is a passage inside this one (same evidence item)."""
         return other.evidence_id == self.evidence_id and self.start <= other.start and other.end <= self.end
 
 
+Basis = Literal["entailment", "number", "negation", "entity", "set_aside", "hearsay", "unclear", "off_topic",
+                "no_evidence", "rules"]
+"""What a decision rests on: the entailment model's reading, an override signal that turned it into a
+refutation (number, negation, entity), a passage about something else set aside, a passage that only
+asks or reports, no passage clear enough, no evidence about the subject, no evidence text, or the
+rule-based deciders' own rules."""
+
+
 @dataclass(frozen=True)
 class Decision:
-    """A label, the reason for it, and the passage relied on (None when unverifiable)."""
+    """A label, the reason for it, the passage relied on (None when unverifiable), and what it rests on."""
 
     label: Label
     reason: str
     candidate: Candidate | None = None
+    basis: Basis = "rules"
 
 
 class Decider(Protocol):

@@ -30,14 +30,22 @@ from numpy.typing import NDArray
 from veracity.contracts import Evidence
 from veracity.offline.judge.decision import Candidate, Decision
 from veracity.offline.judge.reference_judge import (
+    JUDGEMENTS_REMEMBERED,
     MAX_SENTENCES_PER_ITEM,
     OfflineJudge,
     most_overlapping,
     quotable_sentences,
     same_paragraph,
 )
-from veracity.offline.judge.relevance import same_subject_and_predicate
-from veracity.offline.judge.signals import CONTRADICTION_DETECTORS, Contradiction, Signals, compute_signals
+from veracity.offline.judge.relevance import same_subject_and_predicate, subject_phrase_stems
+from veracity.offline.judge.signals import (
+    CONTRADICTION_DETECTORS,
+    Contradiction,
+    Signals,
+    compute_signals,
+    signal_name,
+)
+from veracity.offline.judge.words import content_stems, lexical_coverage
 from veracity.offline.model.embedder import Embedder
 from veracity.offline.model.entailment import EntailmentModel, Probabilities, default_entailment_model, load_config
 from veracity.offline.sentences import Sentence
@@ -90,20 +98,30 @@ class EntailmentDecider:
 
     With `support_must_dominate`, only a *credible* passage can support: one the model reads as more
     entailing than contradicting ("entails 0.48, contradicts 0.47" is a split reading, not support).
+    A passage that only asks about the claim, reports it as someone's claim or supposes it
+    (`hearsay`) is never credible. A passage is *on point* when it speaks of the claim's subject and predicate
+    (`same_subject_and_predicate`, with the passage's document title saying what "It ..." is).
 
-    1. The highest P(refuted) reaches `refute` and, unless `contradiction_first`, is at least the
-       highest credible P(supported): refuted.
-    2. The highest credible P(supported) reaches `support`: supported, unless an override signal
-       fires on a single sentence past `support`, or on the passage that decided. On a passage
-       about the claim's subject and predicate it refutes the claim (the model read it as
-       entailing, but it names another number, negates the claim, or puts another name in the
-       claim's place: "The capital of Australia is Canberra" against "Sydney is the capital of
-       Australia", which the shipped model scores as entailed at 0.99). On a passage about
-       something else it makes the claim unverifiable: the model took that text for support.
-    3. Otherwise: unverifiable, citing the passage closest to the claim.
+    1. The highest P(refuted) of an on-point passage reaches `refute` and, unless
+       `contradiction_first`, is at least the highest credible P(supported): refuted. (The model
+       also reads "X was an English poet" as contradicting "X was born in 1564".)
+    2. The highest credible P(supported) reaches `support`: supported, unless
+       a. a passage naming the claim's whole subject phrase negates what the claim says of it, while
+          the entailing passage lacks part of that phrase ("Sale items cannot be returned" against
+          "Sale items can be returned", entailed only by "Items may be returned"): refuted; or
+       b. an override signal fires on a single sentence past `support`, or on the passage that
+          decided. On an on-point passage it refutes the claim (the model read it as entailing, but
+          it names another number of the same kind, negates the claim, or puts another name in the
+          claim's place: "The capital of Australia is Canberra" against "Sydney is the capital of
+          Australia", which the shipped model scores as entailed at 0.99); a negation counts only on
+          a passage close to the claim's wording. On a passage about something else it makes the
+          claim unverifiable: the model took that text for support.
+    3. Otherwise: unverifiable, citing the passage closest to the claim, and saying so when the only
+       passages that repeat it are hearsay or the only contradicting ones are off point.
 
     The quote is the passage that decided; among the passages past the threshold for the label
-    the shortest (fewest sentences) is quoted, then the most probable.
+    the shortest (fewest sentences) is quoted, then the most probable. Whether the label is
+    said at all is decided afterwards, by risk control (`veracity.offline.calibration`).
     """
 
     settings: JudgeSettings
@@ -112,20 +130,30 @@ class EntailmentDecider:
         """Apply the rules above; the reason gives the probabilities that decided."""
         scored = [c for c in candidates if c.entailment is not None]
         if not scored:
-            return Decision("unverifiable", "No evidence text to judge the claim against.")
+            return Decision("unverifiable", "No evidence text to judge the claim against.", basis="no_evidence")
         t = self.settings
         credible = [
-            c for c in scored if not t.support_must_dominate or _entailment(c).supported > _entailment(c).refuted
+            c for c in scored
+            if c.signals.hearsay is None
+            and (not t.support_must_dominate or _entailment(c).supported > _entailment(c).refuted)
         ]
         top_support = max((_entailment(c).supported for c in credible), default=0.0)
-        top_refute = max(_entailment(c).refuted for c in scored)
+        # A passage refutes only when it speaks of the claim's subject and predicate: the model also
+        # reads "X was an English poet" as contradicting "X was born in 1564".
+        on_point = [c for c in scored if same_subject_and_predicate(
+            claim, c.text, about=c.about, subject_may_differ=c.signals.entity is not None)]
+        top_refute = max((_entailment(c).refuted for c in on_point), default=0.0)
         if top_refute >= t.refute and (t.contradiction_first or top_refute >= top_support):
-            chosen = _decisive(scored, lambda p: p.refuted, t.refute)
+            chosen = _decisive(on_point, lambda p: p.refuted, t.refute)
             return Decision(
-                "refuted", f"The evidence contradicts the claim ({_entailment(chosen).describe()}).", chosen
+                "refuted", f"The evidence contradicts the claim ({_entailment(chosen).describe()}).", chosen,
+                basis="entailment",
             )
         if top_support >= t.support:
             entailing = _past(credible, lambda p: p.supported, t.support)
+            forbidding = _narrower_negation(claim, entailing[0], scored)
+            if forbidding is not None:
+                return forbidding
             # Windows are checked only when one decides: their other sentences may negate or
             # number something else ("Returns are not accepted after that.").
             set_aside: list[Candidate] = []
@@ -133,28 +161,47 @@ class EntailmentDecider:
                 signal = self._override(candidate.signals)
                 if signal is None:
                     continue
-                if not same_subject_and_predicate(claim, candidate.text, subject_may_differ=signal is
-                                                  candidate.signals.entity):
+                if not same_subject_and_predicate(claim, candidate.text, about=candidate.about,
+                                                  subject_may_differ=signal is candidate.signals.entity):
                     set_aside.append(candidate)
                     continue
+                if signal is candidate.signals.negation and not _negation_on_point(claim, candidate):
+                    continue  # it negates a word of the passage's own, not what the claim says
                 return Decision(
                     "refuted",
                     f"{signal.describe()} (the entailment model alone would say supported: "
                     f"{_entailment(candidate).describe()}).",
                     candidate,
+                    basis=signal_name(signal),
                 )
             if set_aside:  # the model reads text about something else as support: weaker support is no safer
                 return Decision(
                     "unverifiable",
                     f"The passage that entails the claim ({_entailment(set_aside[0]).describe()}) differs from it "
                     "about another subject or predicate, so it decides nothing.",
+                    basis="set_aside",
                 )
             chosen = entailing[0]
-            return Decision("supported", f"The evidence entails the claim ({_entailment(chosen).describe()}).", chosen)
+            return Decision("supported", f"The evidence entails the claim ({_entailment(chosen).describe()}).", chosen,
+                            basis="entailment")
+        hearsay = [c for c in scored if c.signals.hearsay is not None and _entailment(c).supported >= t.support
+                   and _entailment(c).supported > _entailment(c).refuted]
+        if hearsay:
+            return Decision("unverifiable", _hearsay_reason(hearsay[0]), basis="hearsay")
+        elsewhere = [c for c in scored if c not in on_point and _entailment(c).refuted >= t.refute]
+        if elsewhere:
+            strongest = max(elsewhere, key=lambda c: _entailment(c).refuted)
+            return Decision(
+                "unverifiable",
+                f"The passage the model reads as contradicting the claim ({_entailment(strongest).describe()}) speaks "
+                "of another subject or attribute, so it decides nothing.",
+                basis="set_aside",
+            )
         return Decision(
             "unverifiable",
             f"No passage entails or contradicts the claim clearly enough (best: entails {top_support:.2f}, "
             f"needs {t.support:.2f}; contradicts {top_refute:.2f}, needs {t.refute:.2f}).",
+            basis="unclear",
         )
 
     def _override(self, signals: Signals) -> Contradiction | None:
@@ -163,6 +210,58 @@ class EntailmentDecider:
             if value is not None and signals.contradiction is value:
                 return value
         return None
+
+
+NEGATION_CONTEXT = 0.6
+"""A negation mismatch overrides the model only on a passage covering this share of the claim's other words
+(with its document's title), or one naming the claim's whole subject phrase."""
+
+
+def _negation_on_point(claim: str, candidate: Candidate) -> bool:
+    """Whether a negation mismatch on this passage negates what the claim says, not a word near it.
+
+    The passage must name the claim's whole subject phrase, or cover `NEGATION_CONTEXT` of the
+    claim's words together with its document's title.
+    """
+    return _names_subject_phrase(claim, candidate) or lexical_coverage(
+        claim, f"{candidate.about}\n{candidate.text}") >= NEGATION_CONTEXT
+
+
+def _names_subject_phrase(claim: str, candidate: Candidate) -> bool:
+    """Whether the passage holds every content word of the claim's subject phrase ("sale items")."""
+    wanted = subject_phrase_stems(claim)
+    return bool(wanted) and wanted <= set(content_stems(candidate.text))
+
+
+def _narrower_negation(claim: str, supporting: Candidate, candidates: list[Candidate]) -> Decision | None:
+    """A refutation by a passage about exactly the claim's subject that negates what the claim says of it.
+
+    "Sale items can be returned" is entailed by "Items may be returned within 30 days", which is
+    about items in general; "Sale items are final and cannot be returned" is about sale items and
+    forbids what the claim permits. The narrower passage decides (and the reverse: a claim that
+    forbids what the passage about its subject permits). Only when the supporting passage lacks
+    part of the subject phrase.
+    """
+    if _names_subject_phrase(claim, supporting):
+        return None
+    for candidate in candidates:
+        negation = candidate.signals.negation
+        if negation is not None and candidate.sentences == 1 and _names_subject_phrase(claim, candidate):
+            return Decision(
+                "refuted",
+                f"{negation.describe()}: the passage about exactly what the claim speaks of says the opposite "
+                f"(a broader passage entails it: {_entailment(supporting).describe()}).",
+                candidate, basis="negation",
+            )
+    return None
+
+
+def _hearsay_reason(candidate: Candidate) -> str:
+    """Why a passage that repeats the claim does not support it."""
+    how = {"question": "only asks whether it is so", "report": "only reports it as someone's claim",
+           "condition": "only supposes it"}[candidate.signals.hearsay or "report"]
+    return (f"The passage that repeats the claim ({_entailment(candidate).describe()}) {how}; "
+            "it does not state it, so it supports nothing.")
 
 
 ProbabilityOf = Callable[[Probabilities], float]
@@ -199,17 +298,17 @@ class EntailmentJudge(OfflineJudge):
 
     def __init__(
         self, *, embedder: Embedder | None = None, model: EntailmentModel | None = None,
-        settings: JudgeSettings | None = None,
+        settings: JudgeSettings | None = None, remembered: int = JUDGEMENTS_REMEMBERED,
     ) -> None:
         """Set up the judge (nothing is loaded yet).
 
         `model` defaults to `default_entailment_model()` (loaded on first use); `settings` to the
-        ``judge`` section of that model's config.
+        ``judge`` section of that model's config; `remembered` as in `OfflineJudge`.
         """
         self._model = model
         config = getattr(model, "config", None) if model is not None else None
         self.settings = settings or JudgeSettings.from_config(config)
-        super().__init__(embedder=embedder, decider=EntailmentDecider(self.settings))
+        super().__init__(embedder=embedder, decider=EntailmentDecider(self.settings), remembered=remembered)
 
     @property
     def model(self) -> EntailmentModel:
@@ -248,7 +347,8 @@ class EntailmentJudge(OfflineJudge):
             text = item.evidence.text[start:end]
             candidates.append(Candidate(
                 evidence_id=item.evidence.id, text=text, start=start, end=end, similarity=closeness,
-                signals=compute_signals(claim, text), sentences=last - first + 1,
+                signals=compute_signals(claim, text, about=item.evidence.title), sentences=last - first + 1,
+                about=item.evidence.title,
             ))
         probabilities = self.model.probabilities([c.text for c in candidates], claim)
         return [replace(c, entailment=p) for c, p in zip(candidates, probabilities, strict=True)]

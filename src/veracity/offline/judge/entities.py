@@ -33,7 +33,7 @@ _SINGULAR_VERBS = {
 _COPULAS = {"is", "was", "are", "were", "remains", "became"}
 _COPULA_WORD = re.compile(r"\b(?:is|was|are|were|remains|became)\b", re.IGNORECASE)
 _CLAUSE = re.compile(r"[^,;:()\[\]]+")
-_COPULA_DEFINITE = re.compile(r"\s*(?:is|was|are|were|remains|became)\s+the\b", re.IGNORECASE)
+_COPULA_DEFINITE = re.compile(r"\s*(?:is|was|are|were|remains|became)\s+(?:not\s+)?the\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -152,7 +152,7 @@ def names_entity(entity: Entity, text: str) -> bool:
     names "Justice William O. Douglas" unless another name ends in Douglas ("Kirk Douglas").
     Words compare by stem, so "Bristly Bellflower" names "Bristly Bellflowers".
     """
-    if not mentions(entity, set(words(text))):
+    if not mentions(entity, set(words(text))) or not _core_named(entity, text):
         return False
     ordered = [stem(key) for key in entity.keys]
     keys = set(ordered)
@@ -163,6 +163,41 @@ def names_entity(entity: Entity, text: str) -> bool:
     if with_head:  # "Douglas" for "William O. Douglas"; "Denzel Washington" is not "George Washington"
         return all(other <= keys for other in with_head)
     return not any(other & keys and other - keys for other in found)
+
+
+_OF_JOINERS = frozenset({"of", "for"})
+
+
+def core_words(entity: Entity) -> list[str]:
+    """The words of a name before its "of"/"for" part, without initials: what the name is of.
+
+    "Great Wall of China" -> [Great, Wall]; "Bank of England" -> [Bank]; "Mount Everest" -> [Mount, Everest].
+    """
+    core: list[str] = []
+    for word in entity.text.split():
+        if word.lower() in _OF_JOINERS and core:
+            break
+        if not _INITIAL.fullmatch(word):
+            core.append(_POSSESSIVE.sub("", word))
+    return core or entity.text.split()
+
+
+def _core_named(entity: Entity, text: str) -> bool:
+    """Whether `text` names the core of a multi-word name, not only one of its common words.
+
+    Every core word must occur, or else the last one written as a name (capitalised): "Everest"
+    names "Mount Everest" and "Douglas" names "William O. Douglas", but "house" does not name
+    "Sydney Opera House", nor does "China" name "Great Wall of China".
+    """
+    core = core_words(entity)
+    vocabulary = set(words(text))
+    keys = [key for word in core for key in words(word) if key not in _ENTITY_JOINERS]
+    if len(keys) <= 1 or all(mentions(Entity(key, 0, len(key)), vocabulary) for key in keys):
+        return True
+    last = core[-1]
+    if not last[:1].isupper():
+        return False
+    return re.search(rf"\b{re.escape(last[:4])}\w*", text) is not None
 
 
 def _neighbours(text: str, entity: Entity) -> tuple[str | None, str | None]:
@@ -193,36 +228,64 @@ class EntitySwap:
         return f"entity mismatch: claim says {self.claim_entity}, evidence says {self.evidence_entity}"
 
 
-def entity_swap(claim: str, sentence: str) -> EntitySwap | None:
+def entity_swap(claim: str, sentence: str, about: str = "") -> EntitySwap | None:
     """Return a claim name that the sentence replaces with a different name in the same slot, or None.
 
     For a claim "X is the D" (see `definite_description`): the description names one thing,
     so a clause of the sentence stating D of another name ("Y is the D", "The D is Y")
     contradicts it, while X being the D' of something else does not.
 
-    Otherwise three conditions: a claim name the sentence never mentions; a sentence name the
-    claim never mentions, in the same slot (next to the same content word, or on the other side
-    of "is" in an inverted copula); and the rest of the claim covered by the sentence
-    (`ENTITY_REST_COVERAGE`): "Einstein was born in Ulm" vs "Einstein was born in Munich".
+    Otherwise the sentence must be about the claim's subject (the name the claim opens with): it
+    names it, or it names nothing in its place and opens with no name of its own ("It lies in
+    ..."), while `about` (its document's title), when given, names the subject. Another subject
+    with the same predicate is no contradiction ("Gold is a noble metal", "Platinum is a noble
+    metal"). Then three conditions: a claim name other than the subject that the sentence never
+    mentions; a sentence name the claim never mentions, in the same slot (next to the same
+    content word, or on the other side of "is" in an inverted copula), used as a name and not as
+    a modifier ("a TV actor", "an American series"); and the rest of the claim covered by the
+    sentence (`ENTITY_REST_COVERAGE`): "Einstein was born in Ulm" vs "Einstein was born in Munich".
     """
     description = definite_description(claim)
     if description is not None:
         return _description_swap(description, sentence)
     claim_entities = named_entities(claim)
+    subject = claim_entities[0] if claim_entities and claim[:claim_entities[0].start].strip(
+        " \"'“").lower() in ("", "the") else None
     sentence_vocabulary = set(words(sentence))
-    missing = [e for e in claim_entities if not mentions(e, sentence_vocabulary)]
+    if subject is not None and not _about_subject(subject, sentence, about):
+        return None
+    missing = [e for e in claim_entities if e is not subject and not mentions(e, sentence_vocabulary)]
     if not missing:
         return None
     claim_vocabulary = set(words(claim))
-    extra = [e for e in named_entities(sentence) if not mentions(e, claim_vocabulary)]
+    extra = [e for e in named_entities(sentence) if not mentions(e, claim_vocabulary) and not _modifier(sentence, e)]
     for gone in missing:
-        rest = lexical_coverage(claim, sentence, ignore=frozenset(stem(w) for w in gone.keys))
+        rest = lexical_coverage(claim, f"{about}\n{sentence}", ignore=frozenset(stem(w) for w in gone.keys))
         if rest < ENTITY_REST_COVERAGE:
             continue
         for new in extra:
             if _same_slot(claim, gone, sentence, new):
                 return EntitySwap(claim_entity=gone.text, evidence_entity=new.text)
     return None
+
+
+def _about_subject(subject: Entity, sentence: str, about: str) -> bool:
+    """Whether the sentence speaks of `subject`: it names it, or it opens with no name and its title names it."""
+    if mentions(subject, set(words(sentence))):
+        return True
+    opening = named_entities(sentence)
+    if opening and sentence[:opening[0].start].strip(" \"'“").lower() in ("", "the"):
+        return False  # it opens with another name: it is about that
+    return not about.strip() or mentions(subject, set(words(about)))
+
+
+_MODIFIED = re.compile(r"\s+([a-z][a-z-]+)")
+
+
+def _modifier(text: str, entity: Entity) -> bool:
+    """Whether the name qualifies the next word instead of naming a thing ("a TV actor", "American science")."""
+    following = _MODIFIED.match(text, entity.end)
+    return following is not None and following.group(1) not in STOPWORDS and following.group(1) not in NEGATION_CUES
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,8 @@ from veracity.offline.judge.words import (
 _TOKEN_OR_STOP = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+(?:[.,]\d+)*|[.,;:!?()\[\]]")
 
 _NOT_NEGATING = {("not", "only"), ("not", "just"), ("not", "merely"), ("no", "doubt"), ("nothing", "but")}
+_SCOPE_FILLERS = frozenset({"it", "them", "him", "her", "us", "me", "you", "this", "that", "these", "those", "one"})
+"""Pronouns that fill a negation's scope themselves ("without them", "not this")."""
 NEGATION_SCOPE = 1
 """A negation covers this many following content words (adverbs in -ly ride along for free), and
 stops at punctuation or 'but': "are not accepted" negates "accepted", "never generate as much
@@ -61,6 +63,9 @@ def polarity(text: str) -> tuple[dict[str, str], dict[str, str]]:
             following = tokens[index + 1] if index + 1 < len(tokens) else ""
             remaining = 0 if (token, following) in _NOT_NEGATING else NEGATION_SCOPE
             continue
+        if token in _SCOPE_FILLERS:
+            remaining = 0  # "without them, coral ...": the pronoun is what is negated
+            continue
         if token in STOPWORDS:
             continue
         if remaining:
@@ -72,11 +77,12 @@ def polarity(text: str) -> tuple[dict[str, str], dict[str, str]]:
     return negated, affirmed
 
 
-def negation_mismatch(claim: str, sentence: str) -> NegationMismatch | None:
+def negation_mismatch(claim: str, sentence: str, about: str = "") -> NegationMismatch | None:
     """Return a word negated in one text and affirmed (never negated) in the other, or None.
 
     "returns are accepted" vs "returns are not accepted" -> mismatch on "accepted". A
-    negation about words the other text does not mention gives no signal.
+    negation about words the other text does not mention gives no signal. `about` (the sentence's
+    document title) is accepted for the detectors' common signature; the decider checks the context.
     """
     claim_negated, claim_affirmed = polarity(claim)
     sentence_negated, sentence_affirmed = polarity(sentence)

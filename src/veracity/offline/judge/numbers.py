@@ -43,8 +43,8 @@ APPROXIMATE_TOLERANCE = 0.10
 """Relative difference within which "about X" and "Y" are taken to agree."""
 
 NUMBER_CONTEXT_COVERAGE = 0.6
-"""For numbers whose role is weak (calendar years, numbers with no unit), the rest of the claim
-must be covered at least this much by the sentence before a different number counts as a mismatch."""
+"""The rest of the claim must be covered at least this much by the sentence (and its document's title)
+before a different number in the same role counts as a mismatch: the number must be about the same thing."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,10 @@ class Quantity:
     role: str | None
     strong: bool
     upper: float | None = None
+    tolerance: float = 0.0
+    """How far the true value may lie from the written one, given how it is written: under one unit of
+    its last digit ("8,848" may be 8,848.86), half a unit of its last non-zero digit for a round number
+    ("21,000" may be 21,196; at most a tenth of it), and exact for calendar years."""
 
 
 def extract_quantities(text: str) -> list[Quantity]:
@@ -85,20 +89,83 @@ def extract_quantities(text: str) -> list[Quantity]:
             upper, upper_scale, end = _number_value(text, last)
             value *= upper_scale if scale == 1 else 1  # "1.5 to 2 million"
             index += 1
+        if _in_name(text, match.start()):
+            index += 1
+            continue
         following = _NEXT.match(text, end)
         unit = following.group(1) if following else ""
         before = [w for w in words(text[max(0, match.start() - 60):match.start()]) if not w[0].isdigit()]
         role, strong = _role(last, unit, before)
         if strong and role != "day-of-month" and following is not None:
             end = following.end()
+            rate = _RATE.match(text, end)
+            if rate is not None:
+                role = f"{role}/{stem(next(g for g in rate.groups() if g))}"
+                end = rate.end()
         start, qualifier = _qualifier(text, match.start())
         quantities.append(
             Quantity(
-                value=value, text=text[start:end].strip(), qualifier=qualifier, role=role, strong=strong, upper=upper
+                value=value, text=text[start:end].strip(), qualifier=qualifier, role=role, strong=strong, upper=upper,
+                tolerance=_tolerance(match, value, role),
             )
         )
         index += 1
     return quantities
+
+
+_RATE = re.compile(
+    r"\s+(?:a|an|per|each|every)\s+(day|week|month|year|hour|minute|second|decade|century)\b"
+    r"|\s+(daily|weekly|monthly|yearly|annually|hourly)\b", re.IGNORECASE)
+"""A rate after a unit ("2,000 people a day"): a count per period is not a count."""
+_NAME_BEFORE = re.compile(r"([A-Z][\w'’-]*)\s+$")
+
+
+def _in_name(text: str, start: int) -> bool:
+    """Whether the number at `start` is part of a name ("Blade Runner 2049", "Apollo 11", "Boeing 747").
+
+    That is: it follows a capitalised word that is not a function word, a month or the first word of the text.
+    """
+    found = _NAME_BEFORE.search(text[max(0, start - 40):start])
+    if found is None:
+        return False
+    word = found.group(1).lower()
+    word_start = start - len(found.group(0))
+    sentence_initial = not text[:max(0, word_start)].strip() or text[:word_start].rstrip()[-1:] in ".!?:;\n"
+    return word not in STOPWORDS and word not in MONTHS and not sentence_initial
+
+
+_GENERIC_UNITS = frozenset(stem(word) for word in """
+    second minute hour day week month year decade century millennium
+    metre meter kilometre kilometer km mile foot feet inch yard centimetre centimeter cm millimetre mm
+    gram kilogram kg tonne ton pound lb ounce litre liter gallon acre hectare
+    percent per percentage degree times people person
+""".split()) | {"percent", "degree-c", "degree-f"}
+"""Units that measure many different things (a duration, a length, a share): a number in one of them must
+come with the rest of the claim to count as the same attribute. A count noun ("rooms", "countries") is
+itself the attribute."""
+
+
+def _generic(role: str | None) -> bool:
+    return role is None or role.split("/")[0] in _GENERIC_UNITS
+
+
+ROUND_TOLERANCE = 0.1
+"""A round number ("21,000") may stand for a value at most this share away from it."""
+
+
+def _tolerance(match: re.Match[str], value: float, role: str | None) -> float:
+    """See `Quantity.tolerance`."""
+    if role == "calendar-year":
+        return 0.0
+    decimals = match.group(2)
+    if decimals:
+        return 10.0 ** -(len(decimals) - 1) * (1.0 if decimals[-1] != "0" else 0.5)
+    digits = match.group(1).replace(",", "")
+    zeros = len(digits) - len(digits.rstrip("0"))
+    if zeros == 0 or zeros == len(digits):
+        return 1.0
+    scale = value / float(digits) if float(digits) else 1.0  # "1.5 million": the scale multiplies the step
+    return min(0.5 * 10.0 ** zeros * scale, ROUND_TOLERANCE * abs(value))
 
 
 def _number_value(text: str, match: re.Match[str]) -> tuple[float, float, int]:
@@ -154,7 +221,11 @@ def quantities_agree(claim: Quantity, evidence: Quantity) -> bool:
     approximate = "~" in (claim.qualifier, evidence.qualifier)
     low_c, high_c = _interval(claim, approximate)
     low_e, high_e = _interval(evidence, approximate)
-    return max(low_c, low_e) <= min(high_c, high_e) + 1e-9 * max(1.0, abs(claim.value))
+    if max(low_c, low_e) <= min(high_c, high_e) + 1e-9 * max(1.0, abs(claim.value)):
+        return True
+    # A rounding or truncation of the same figure: "8,848 metres" for "8,848.86 metres".
+    gap = max(low_e - high_c, low_c - high_e)
+    return gap < max(claim.tolerance, evidence.tolerance)
 
 
 def _interval(quantity: Quantity, approximate: bool) -> tuple[float, float]:
@@ -181,15 +252,19 @@ class NumberMismatch:
         return f"number mismatch: claim says {self.claim.text}, evidence says {self.evidence.text}"
 
 
-def number_mismatch(claim: str, sentence: str) -> NumberMismatch | None:
+def number_mismatch(claim: str, sentence: str, about: str = "") -> NumberMismatch | None:
     """Return the first claim number that the sentence contradicts, or None.
 
-    A claim number is fine when the sentence holds an agreeing number (any role). It is
-    contradicted when the sentence has no agreeing number but does have a number in the same
-    role (same unit word, both calendar years, ...). For weak roles (calendar years, numbers
-    without a unit) the rest of the claim must also be covered by the sentence
-    (`NUMBER_CONTEXT_COVERAGE`), so "opened in 1973" is not contradicted by "construction
-    began in 1959". A claim number with no counterpart at all gives no signal.
+    A claim number is fine when the sentence holds an agreeing number (any role; a rounding of
+    the same figure agrees). It is contradicted when the sentence has no agreeing number but does
+    have a number in the same role (same unit word, the same rate, both calendar years, ...) and
+    says it of the same thing. A count noun ("rooms") names the attribute itself; for a year, a
+    number without a unit or a unit that measures many things (years, metres, percent), the rest
+    of the claim must be covered by the sentence and `about` (the title of the document it comes
+    from) at least `NUMBER_CONTEXT_COVERAGE`. So "opened in 1973" is not contradicted by
+    "construction began in 1959", nor "disappear in the next 35 years" by "every 4-7 years, an
+    El Nino event ...". A claim number with no counterpart at all gives no signal; numbers inside
+    names ("Apollo 11") are not quantities.
     """
     claim_quantities = extract_quantities(claim)
     if not claim_quantities:
@@ -202,10 +277,10 @@ def number_mismatch(claim: str, sentence: str) -> NumberMismatch | None:
         rivals = [q for q in found if wanted.role is not None and q.role == wanted.role]
         if not rivals:
             continue
-        if not (wanted.strong and rivals[0].strong):
+        if not (wanted.strong and rivals[0].strong) or _generic(wanted.role):
             if context_coverage is None:
                 numbers = frozenset(stem(w) for w in words(claim) if w[0].isdigit())
-                context_coverage = lexical_coverage(claim, sentence, ignore=numbers)
+                context_coverage = lexical_coverage(claim, f"{about}\n{sentence}", ignore=numbers)
             if context_coverage < NUMBER_CONTEXT_COVERAGE:
                 continue
         return NumberMismatch(claim=wanted, evidence=rivals[0])

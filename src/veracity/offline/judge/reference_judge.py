@@ -25,8 +25,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from veracity.citations import MIN_QUOTE_CHARS, normalize
-from veracity.contracts import Evidence, JudgeOutput
+from veracity.contracts import Evidence
 from veracity.offline.judge.decision import Candidate, Decider, Decision, HeuristicDecider
+from veracity.offline.judge.judgement import Judgement, to_judge_output
 from veracity.offline.judge.relevance import claim_subject, off_topic_reason, on_topic
 from veracity.offline.judge.signals import compute_signals
 from veracity.offline.judge.words import content_stems
@@ -103,7 +104,7 @@ class OfflineJudge:
         """
         self._embedder = embedder
         self.decider: Decider = decider or HeuristicDecider()
-        self._judgements: OrderedDict[tuple[object, ...], dict[str, Any]] = OrderedDict()
+        self._judgements: OrderedDict[tuple[object, ...], Judgement] = OrderedDict()
         self._remembered = remembered
         self._judgements_lock = threading.Lock()
         self.judgements_reused = 0
@@ -129,7 +130,7 @@ class OfflineJudge:
         return [
             Candidate(
                 evidence_id=item.id, text=text, start=start, end=end, similarity=float(similarity),
-                signals=compute_signals(claim, text), sentences=count,
+                signals=compute_signals(claim, text, about=item.title), sentences=count, about=item.title,
             )
             for (item, start, end, count), text, similarity in zip(spans, texts, similarities, strict=True)
         ]
@@ -138,16 +139,12 @@ class OfflineJudge:
         """Score the passages and let the decider rule."""
         return self.decider.decide(claim, self.candidates(claim, evidence))
 
-    def judge(self, claim: str, evidence: list[Evidence], *, feedback: str | None = None) -> dict[str, Any]:
-        """Return a `JudgeOutput`-shaped dict: label, reason, evidence_id and a verbatim quote.
+    def assess(self, claim: str, evidence: Sequence[Evidence]) -> Judgement:
+        """The judge's raw finding on `claim`: the decision and the passages and items behind it.
 
         Only evidence about the claim's subject is read (see `relevance`): when no item is, the
-        verdict is unverifiable, names what the evidence lacks, and quotes nothing. Otherwise an
-        unverifiable verdict cites the closest passage (the one most similar to the claim), so a
-        reader sees what the claim was compared with.
-        `feedback` (from a revise round) is accepted for interface compatibility and ignored:
-        the judge is deterministic, and its quotes are exact slices of the evidence, so a
-        retry would return the same answer.
+        decision is unverifiable and names what the evidence lacks. The same claim on the same
+        evidence is answered from memory (the last `remembered` judgements).
         """
         key = (claim, tuple((item.id, item.title, item.url, item.text) for item in evidence))
         with self._judgements_lock:
@@ -155,18 +152,33 @@ class OfflineJudge:
             if remembered is not None:
                 self._judgements.move_to_end(key)
                 self.judgements_reused += 1
-                return dict(remembered)
+                return remembered
         subject = claim_subject(claim)
         relevant = on_topic(subject, evidence, lambda item: self.closeness(claim, item))
         if not relevant:
-            answer = JudgeOutput(label="unverifiable", reason=off_topic_reason(subject, evidence)).model_dump()
+            decision = Decision("unverifiable", off_topic_reason(subject, evidence), basis="off_topic")
+            judgement = Judgement(claim, decision, (), tuple(evidence), ())
         else:
-            answer = self.output(claim, self.candidates(claim, relevant))
+            candidates = self.candidates(claim, relevant)
+            judgement = Judgement(claim, self.decider.decide(claim, candidates), tuple(candidates),
+                                  tuple(evidence), tuple(relevant))
         with self._judgements_lock:
-            self._judgements[key] = dict(answer)
+            self._judgements[key] = judgement
             while len(self._judgements) > self._remembered:
                 self._judgements.popitem(last=False)
-        return answer
+        return judgement
+
+    def judge(self, claim: str, evidence: list[Evidence], *, feedback: str | None = None) -> dict[str, Any]:
+        """Return a `JudgeOutput`-shaped dict: label, reason, evidence_id and a verbatim quote.
+
+        The answer of `assess`: an off-topic claim is unverifiable and quotes nothing; otherwise an
+        unverifiable verdict cites the closest passage (the one most similar to the claim), so a
+        reader sees what the claim was compared with.
+        `feedback` (from a revise round) is accepted for interface compatibility and ignored:
+        the judge is deterministic, and its quotes are exact slices of the evidence, so a
+        retry would return the same answer.
+        """
+        return self.assess(claim, evidence).output()
 
     def closeness(self, claim: str, item: Evidence) -> float:
         """The cosine of `claim` against the item's closest quotable sentence (0.0 for an item with none)."""
@@ -184,24 +196,3 @@ class OfflineJudge:
         """
         closest = max(candidates, key=lambda c: c.similarity, default=None)
         return to_judge_output(self.decider.decide(claim, candidates), closest=closest)
-
-
-def to_judge_output(decision: Decision, *, closest: Candidate | None = None) -> dict[str, Any]:
-    """Turn a decision into a validated `JudgeOutput` dict; unverifiable ones cite `closest` if given."""
-    if decision.label == "unverifiable":
-        cited = decision.candidate or closest
-        output = JudgeOutput(
-            label="unverifiable", reason=decision.reason,
-            evidence_id=cited.evidence_id if cited else None, quote=cited.text if cited else None,
-        )
-    elif decision.candidate is None:
-        output = JudgeOutput(
-            label="unverifiable",
-            reason=f"The decider said {decision.label} without citing a passage: {decision.reason}",
-        )
-    else:
-        output = JudgeOutput(
-            label=decision.label, reason=decision.reason,
-            evidence_id=decision.candidate.evidence_id, quote=decision.candidate.text,
-        )
-    return output.model_dump()

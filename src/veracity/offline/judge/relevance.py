@@ -146,23 +146,43 @@ def citation_off_topic(claim: str, cited: Evidence) -> str | None:
     return f"the cited evidence {cited.id!r} is not about {subject.described}: it does not mention it"
 
 
-def same_subject_and_predicate(claim: str, passage: str, *, subject_may_differ: bool = False) -> bool:
+def same_subject_and_predicate(claim: str, passage: str, *, subject_may_differ: bool = False, about: str = "") -> bool:
     """Whether `passage` speaks of the claim's subject and predicate, so a mismatch on it is a contradiction.
 
     The predicate: the passage shares a content word of the claim outside its subject (any, for a
-    claim with none). The subject: a passage that opens with a name opens with the claim's own
-    (a passage that opens otherwise, "It has 1,000 rooms", is read as being about the item's
-    subject). `subject_may_differ` drops the subject test, for a detector whose contradiction is
-    another name in the subject's place.
+    claim with none). The subject: a passage that opens with a name opens with the claim's own;
+    a passage that opens otherwise ("It has 1,000 rooms") is about its document, so `about` (the
+    document's title), when given, must name the subject. `subject_may_differ` drops the subject
+    test, for a detector whose contradiction is another name in the subject's place.
     """
     subject = claim_subject(claim)
     passage = fold_accents(passage)
     subject_stems = set(content_stems(subject.name.text)) if subject.name is not None else set()
-    predicate = {stem for stem in subject.stems - subject_stems if not stem[:1].isdigit()}
+    # The values a claim states (other names, numbers) are what a contradiction changes; the
+    # predicate is the rest ("born" in "born in 1564"; nothing in "is in Berlin").
+    values = {stem for name in named_entities(fold_accents(claim)) for stem in content_stems(name.text)}
+    predicate = {stem for stem in subject.stems - subject_stems - values if not stem[:1].isdigit()}
     if predicate and not predicate & set(content_stems(passage)):
         return False
     if subject_may_differ or subject.name is None:
         return True
     opening = claim_subject(passage).name
-    return opening is None or names_entity(subject.name, opening.text) or names_entity(opening, subject.name.text)
+    if opening is None:
+        return not about.strip() or names_entity(subject.name, fold_accents(about)) or names_entity(
+            subject.name, passage)
+    return names_entity(subject.name, opening.text) or names_entity(opening, subject.name.text)
+
+
+_SUBJECT_END = re.compile(
+    r"\b(?:is|are|was|were|be|been|can|cannot|can't|could|may|might|must|shall|should|will|would|do|does|did|"
+    r"don't|doesn't|didn't|has|have|had|won't|isn't|aren't|wasn't|weren't)\b", re.IGNORECASE)
+
+
+def subject_phrase_stems(claim: str) -> frozenset[str]:
+    """Content stems of the words before a claim's first auxiliary or modal verb: "Sale items can ..." -> sale, item.
+
+    Empty when the claim opens with its verb or a pronoun ("You can return it ...").
+    """
+    end = _SUBJECT_END.search(claim)
+    return frozenset(content_stems(claim[:end.start()])) if end else frozenset()
 

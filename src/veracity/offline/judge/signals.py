@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 from veracity.offline.judge.entities import EntitySwap, description_match, entity_coverage, entity_swap
+from veracity.offline.judge.hearsay import Hearsay, hearsay
 from veracity.offline.judge.negation import NegationMismatch, negation_mismatch
 from veracity.offline.judge.numbers import NumberMismatch, number_mismatch
 from veracity.offline.judge.words import lexical_coverage
@@ -31,8 +32,8 @@ class Contradiction(Protocol):
         ...
 
 
-ContradictionDetector = Callable[[str, str], Contradiction | None]
-"""Looks at (claim, passage) and returns the contradiction it finds, or None."""
+ContradictionDetector = Callable[[str, str, str], Contradiction | None]
+"""Looks at (claim, passage, the passage's document title) and returns the contradiction it finds, or None."""
 
 CONTRADICTION_DETECTORS: dict[str, ContradictionDetector] = {
     "number": number_mismatch, "negation": negation_mismatch, "entity": entity_swap,
@@ -51,6 +52,8 @@ class Signals:
     entity: EntitySwap | None = None
     description: bool | None = None
     """`description_match`: False when the claim is "X is the D" and the passage does not state it."""
+    hearsay: Hearsay | None = None
+    """The passage asks about a statement or reports it as someone's claim, rather than asserting it."""
 
     @property
     def contradiction(self) -> Contradiction | None:
@@ -74,16 +77,33 @@ class Signals:
             "negation_mismatch": float(self.negation is not None),
             "entity_swap": float(self.entity is not None),
             "description_mismatch": float(self.description is False),
+            "hearsay": float(self.hearsay is not None),
         }
 
 
-def compute_signals(claim: str, passage: str) -> Signals:
-    """Compute every signal for `claim` against one evidence sentence or window."""
+def compute_signals(claim: str, passage: str, about: str = "") -> Signals:
+    """Compute every signal for `claim` against one evidence sentence or window.
+
+    `about` is the title of the document the passage comes from: a mismatch counts only when the
+    passage speaks of what the claim speaks of, and the title says what "It ..." refers to.
+    """
     return Signals(
         coverage=lexical_coverage(claim, passage),
         entity_coverage=entity_coverage(claim, passage),
-        number=number_mismatch(claim, passage),
+        number=number_mismatch(claim, passage, about),
         negation=negation_mismatch(claim, passage),
-        entity=entity_swap(claim, passage),
+        entity=entity_swap(claim, passage, about),
         description=description_match(claim, passage),
+        hearsay=hearsay(passage, claim),
     )
+
+
+def signal_name(signal: Contradiction) -> Literal["number", "negation", "entity"]:
+    """The detector name of a contradiction signal ("number", "negation" or "entity")."""
+    if isinstance(signal, NumberMismatch):
+        return "number"
+    if isinstance(signal, NegationMismatch):
+        return "negation"
+    if isinstance(signal, EntitySwap):
+        return "entity"
+    raise TypeError(f"not a contradiction signal: {signal!r}")

@@ -1,0 +1,116 @@
+"""From a judgement to a verdict: calibrated confidence, then the risk-controlled label.
+
+A supported or refuted judgement keeps its label only when its confidence clears the threshold
+certified for the target precision (`risk`); otherwise the verdict is unverifiable, leans to the
+label it would have had, and says why. An unverifiable judgement stays unverifiable, with the
+probability that it is right. Source mode (an answer checked against a given text) has its own
+calibrator and thresholds, and computed verdicts theirs (`ComputedRule`).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+from veracity.contracts import JudgeOutput
+from veracity.offline.calibration.confidence import Calibrator, default_calibrator, shipped_calibration
+from veracity.offline.calibration.features import judgement_features
+from veracity.offline.calibration.risk import DecisiveLabel, RiskControl, default_risk_control
+from veracity.offline.judge.judgement import Judgement
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """The verdict the offline judge gives: its answer, its confidence, and its lean when held back."""
+
+    answer: dict[str, Any]
+    """A `JudgeOutput`-shaped dict: label, reason, evidence_id, quote."""
+    confidence: float | None
+    """P(the label is right); for an unverifiable verdict that leans, P(the lean is right)."""
+    leaning: DecisiveLabel | None = None
+    """The label a held-back verdict would have had."""
+
+
+def held_back_reason(label: DecisiveLabel, confidence: float, threshold: float | None, min_precision: float,
+                     reason: str) -> str:
+    """Why a verdict that leans to `label` is unverifiable, followed by the judge's own reason."""
+    target = f"{min_precision:.0%}"
+    if threshold is None:
+        why = f"no {label} verdict of this judge is certified to be right {target} of the time"
+    else:
+        why = f"a {label} verdict needs {threshold:.2f} to be right {target} of the time"
+    return f"Leans {label} (confidence {confidence:.2f}), but {why}. {reason}"
+
+
+def risk_controlled(answer: dict[str, Any], confidence: float | None, risk: RiskControl,
+                    min_precision: float) -> Ruling:
+    """`answer` as said: its label when its confidence clears the certified threshold, else unverifiable and leaning."""
+    label = answer["label"]
+    if label == "unverifiable" or confidence is None:
+        return Ruling(answer, confidence)
+    threshold = risk.threshold(label, min_precision)
+    if threshold is not None and confidence >= threshold:
+        return Ruling(answer, confidence)
+    held = JudgeOutput(
+        label="unverifiable", evidence_id=answer["evidence_id"], quote=answer["quote"],
+        reason=held_back_reason(label, confidence, threshold, min_precision, answer["reason"]),
+    )
+    return Ruling(held.model_dump(), confidence, leaning=label)
+
+
+@dataclass(frozen=True)
+class RiskRule:
+    """Applies a calibrator and risk-control thresholds at one target precision."""
+
+    min_precision: float
+    calibrator: Calibrator
+    risk: RiskControl
+
+    @classmethod
+    def shipped(cls, min_precision: float, *, source: bool = False) -> RiskRule:
+        """The rule with the shipped calibrator and thresholds; `source`: those of source mode."""
+        if source:
+            return cls(min_precision, *_source_calibration())
+        return cls(min_precision, default_calibrator(), default_risk_control())
+
+    def rule(self, judgement: Judgement) -> Ruling:
+        """The verdict for one judgement (see the module docstring)."""
+        answer = judgement.output()
+        confidence = self.calibrator.confidence(answer["label"], judgement_features(judgement))
+        return risk_controlled(answer, confidence, self.risk, self.min_precision)
+
+
+@dataclass(frozen=True)
+class ComputedRule:
+    """The same rule for the calculator's verdicts, with the calculator's own calibration.
+
+    A computed verdict has no entailment signals: its confidence is the share of the calculator's
+    verdicts with that label found right on its calibration cases (smoothed), and its thresholds are
+    certified on those cases as the judge's are on its own.
+    """
+
+    min_precision: float
+    confidence: dict[str, float]
+    risk: RiskControl
+
+    @classmethod
+    def shipped(cls, min_precision: float) -> ComputedRule:
+        """The rule with the shipped calculator calibration."""
+        return cls(min_precision, *_computed_calibration())
+
+    def rule(self, answer: dict[str, Any]) -> Ruling:
+        """The verdict for a computed `JudgeOutput`-shaped answer."""
+        return risk_controlled(answer, self.confidence.get(answer["label"]), self.risk, self.min_precision)
+
+
+@functools.cache
+def _source_calibration() -> tuple[Calibrator, RiskControl]:
+    section = shipped_calibration()["source"]
+    return Calibrator.from_dict(section["models"]), RiskControl.from_dict(section["risk"])
+
+
+@functools.cache
+def _computed_calibration() -> tuple[dict[str, float], RiskControl]:
+    section = shipped_calibration()["calculator"]
+    return {k: float(v) for k, v in section["confidence"].items()}, RiskControl.from_dict(section["risk"])

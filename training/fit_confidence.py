@@ -1,0 +1,712 @@
+"""Fit the offline judge's calibrator and certify its risk-control thresholds; write them into the package.
+
+What it does (repository root, runtime environment with the ``calibrate`` extra)::
+
+    .venv/bin/pip install -e '.[calibrate]'
+    .venv/bin/python training/fit_confidence.py            # writes assets/calibration/ and the card
+    .venv/bin/python training/fit_confidence.py --dry-run  # prints, writes nothing
+
+1. **Judge** every calibration and test row with the shipped judge (`judged_rows`), and read the
+   `features.FEATURES` of each judgement.
+2. **Halves.** The calibration rows are split by claim (`half_of`, seeded) into a *fit* half, on
+   which the calibrator is fitted, and a *certify* half, on which its thresholds are certified. A
+   claim sits in one half only, so the certificate rests on rows the calibrator never saw.
+3. **Calibrator**: per label the judge can reach, a logistic regression (scikit-learn, L2; its
+   strength chosen by grouped cross-validation) that predicts whether that label is right, with
+   rows weighted so that every dataset counts the same. Measured by 5-fold cross-validation
+   grouped by claim over all calibration rows and by leaving one dataset out: AUC, expected
+   calibration error (ECE), Brier score, and a reliability diagram.
+4. **Risk control**: for supported and refuted verdicts, and each target precision on a grid
+   (`LEVELS`), Learn-then-Test on the certify half (MAPIE's Hoeffding-Bentkus p-values for a
+   binary loss and its fixed-sequence family-wise error control, the candidate thresholds tested
+   from the strictest the fit half can speak for down) gives the lowest confidence threshold whose precision is
+   at least the target with probability ``1 - DELTA / 2``; the two labels together then hold with
+   probability ``1 - DELTA``. A certified threshold must also pass a `Guard`: no calibration
+   dataset may fall below the target above it (out-of-fold confidences), so FEVER's easy
+   verdicts cannot carry the real-world ones. A target no threshold reaches has none: that label
+   is never decisive at it. The calculator's verdicts get the same treatment on its own cases
+   (`computed_outcomes`).
+5. **Held-out measurement**, once: decisive precision and coverage on the test parts at the
+   default target (0.90), and without risk control.
+
+Writes ``src/veracity/offline/assets/calibration/confidence.json`` (models, thresholds, record),
+``CARD.md`` beside it, and ``docs/calibration-reliability.png``; the full results go to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from cross_validate import FOLDS, fold_of, stable_fraction
+from judged_rows import CALIBRATION_SETS, DEFAULT_MEMORY, TEST_SETS, Row, judge_rows, load_rows, shipped_judge
+
+from veracity.contracts import Label
+from veracity.offline.calibration.confidence import LogisticModel
+from veracity.offline.calibration.features import FEATURES, judgement_features
+from veracity.offline.calibration.risk import DEFAULT_MIN_PRECISION
+from veracity.offline.judge.judgement import Judgement
+
+ROOT = Path(__file__).resolve().parents[1]
+ASSETS = ROOT / "src" / "veracity" / "offline" / "assets" / "calibration"
+DIAGRAM = ROOT / "docs" / "calibration-reliability.png"
+HALF_SEED = "veracity-calibration-halves-v1"
+LEVELS = tuple(round(0.5 + 0.01 * i, 2) for i in range(50))
+"""Target precisions certified: 0.50 to 0.99."""
+CANDIDATE_THRESHOLDS = tuple(round(0.30 + 0.01 * i, 2) for i in range(70))
+"""Confidence thresholds Learn-then-Test chooses among: 0.30 to 0.99."""
+GUARD_ROWS = 10
+"""A calibration dataset with at least this many verdicts above a threshold must be right at the target there..."""
+GUARD_MARGIN = 0.03
+"""... plus this much: a dataset's few dozen verdicts above a threshold vary by several points from sample to sample."""
+MIN_LEARN_ROWS = 30
+"""A candidate threshold is tested only when at least this many learning rows clear it: a threshold
+nothing clears would open the fixed sequence with a test that cannot pass."""
+DELTA = 0.10
+"""Allowed probability that the certified precision of the two decisive labels together is missed."""
+STRENGTHS = (0.03, 0.1, 0.3, 1.0)
+"""Inverse L2 strengths (scikit-learn's C) tried for each label's model."""
+LABELS: tuple[Label, ...] = ("supported", "refuted", "unverifiable")
+DECISIVE: tuple[Label, ...] = ("supported", "refuted")
+BINS = 10
+
+
+def half_of(claim: str) -> str:
+    """``fit`` or ``certify``: the calibration half of a claim (every row of one claim in one half)."""
+    return "fit" if stable_fraction(HALF_SEED, claim) < 0.5 else "certify"
+
+
+@dataclass
+class Table:
+    """One dataset part's judged rows as arrays."""
+
+    name: str
+    claims: list[str]
+    gold: np.ndarray
+    raw: np.ndarray
+    """The judge's label before risk control."""
+    features: np.ndarray
+
+    def right(self, label: str) -> np.ndarray:
+        """Whether `label` would be right on each row."""
+        return np.asarray(self.gold == label)
+
+    def subset(self, keep: np.ndarray) -> Table:
+        """The rows where `keep` is true."""
+        return Table(self.name, [c for c, k in zip(self.claims, keep, strict=True) if k], self.gold[keep],
+                     self.raw[keep], self.features[keep])
+
+
+def gold_label(label: str) -> str:
+    """A row's label in the judge's terms: FEVER dev's not_supported rows are its REFUTES claims (no NEI)."""
+    return "refuted" if label == "not_supported" else label
+
+
+def tabulate(name: str, rows: Sequence[Row], judgements: Sequence[Judgement]) -> Table:
+    """Arrays of one part: gold, the judge's raw label, and the features of every row."""
+    return Table(
+        name=name, claims=[r.claim for r in rows], gold=np.array([gold_label(r.label) for r in rows]),
+        raw=np.array([j.decision.label for j in judgements]),
+        features=np.array([[judgement_features(j)[f] for f in FEATURES] for j in judgements]),
+    )
+
+
+def dataset_weights(datasets: np.ndarray) -> np.ndarray:
+    """Row weights with the same total for every dataset, averaging 1."""
+    weights = np.zeros(len(datasets))
+    names = np.unique(datasets)
+    for name in names:
+        mask = datasets == name
+        weights[mask] = len(datasets) / (len(names) * mask.sum())
+    return weights
+
+
+def fit_model(features: np.ndarray, right: np.ndarray, weights: np.ndarray, strength: float) -> LogisticModel:
+    """A weighted L2 logistic regression of `right` on standardised `features`, in the shipped form."""
+    from sklearn.linear_model import LogisticRegression
+
+    mean = features.mean(0)
+    scale = features.std(0)
+    scale[scale < 1e-9] = 1.0
+    if len(set(right.tolist())) < 2:  # one class only: a constant model at its (smoothed) rate
+        rate = (right.sum() + 1) / (len(right) + 2)
+        return LogisticModel(FEATURES, tuple(mean), tuple(scale), (0.0,) * len(FEATURES), math.log(rate / (1 - rate)))
+    model = LogisticRegression(C=strength, max_iter=5000)
+    model.fit((features - mean) / scale, right.astype(int), sample_weight=weights)
+    return LogisticModel(FEATURES, tuple(float(v) for v in mean), tuple(float(v) for v in scale),
+                         tuple(float(v) for v in model.coef_[0]), float(model.intercept_[0]))
+
+
+def predict(model: LogisticModel, features: np.ndarray) -> np.ndarray:
+    """P(right) of every row, computed exactly as the package computes it."""
+    return np.array([model.probability(dict(zip(FEATURES, row, strict=True))) for row in features])
+
+
+def expected_calibration_error(probability: np.ndarray, right: np.ndarray, bins: int = BINS) -> float:
+    """Mean |confidence - accuracy| over equal-width confidence bins, weighted by their rows."""
+    if not len(probability):
+        return float("nan")
+    edges = np.linspace(0, 1, bins + 1)
+    index = np.clip(np.digitize(probability, edges[1:-1]), 0, bins - 1)
+    error = 0.0
+    for b in range(bins):
+        mask = index == b
+        if mask.any():
+            error += mask.mean() * abs(probability[mask].mean() - right[mask].mean())
+    return float(error)
+
+
+def scores(probability: np.ndarray, right: np.ndarray) -> dict:
+    """AUC (when both outcomes occur), ECE, Brier score and the rows behind them."""
+    from sklearn.metrics import roc_auc_score
+
+    both = len(set(right.tolist())) == 2
+    return {"rows": int(len(right)), "base_rate": float(right.mean()) if len(right) else float("nan"),
+            "auc": float(roc_auc_score(right, probability)) if both else None,
+            "ece": expected_calibration_error(probability, right),
+            "brier": float(np.mean((probability - right) ** 2)) if len(right) else float("nan")}
+
+
+def precision_p_values(confidence: np.ndarray, right: np.ndarray, thresholds: Sequence[float],
+                       target: float) -> np.ndarray:
+    """Per threshold, the p-value of "precision above it is below `target`" (Hoeffding-Bentkus, binary loss)."""
+    from mapie.risk_control.methods import compute_hoeffding_bentkus_p_value
+
+    risks, counts = [], []
+    for threshold in thresholds:
+        kept = confidence >= threshold
+        risks.append(1.0 - right[kept].mean() if kept.any() else 1.0)
+        counts.append(max(int(kept.sum()), 1))
+    values = compute_hoeffding_bentkus_p_value(np.array(risks), np.array(counts, dtype=float), 1.0 - target,
+                                               binary=True)
+    return np.asarray(values)[:, 0]
+
+
+def certified(confidence: np.ndarray, right: np.ndarray, target: float, delta: float,
+              candidates: Sequence[float] = CANDIDATE_THRESHOLDS,
+              learn: tuple[np.ndarray, np.ndarray] | None = None) -> list[float]:
+    """Every candidate threshold whose precision Learn-then-Test certifies at `target`, lowest first.
+
+    Precision of the verdicts with confidence at or above the threshold, certified with
+    probability ``1 - delta`` (MAPIE's Hoeffding-Bentkus p-values for a binary loss and its
+    family-wise error control). With `learn` (confidences and outcomes of other, independent
+    rows), fixed-sequence testing: from the strictest threshold that at least `MIN_LEARN_ROWS`
+    learning rows clear (chosen on them alone) down to the loosest, stopping at the first that
+    fails, so there is no multiplicity cost. Without it, Bonferroni-Holm over all candidates.
+    """
+    from mapie.risk_control import control_fwer
+
+    if len(confidence) == 0:
+        return []
+    candidates = list(candidates)
+    if learn is None:
+        valid = control_fwer(precision_p_values(confidence, right, candidates, target), delta, "bonferroni_holm")
+        return sorted(candidates[i] for i in valid)
+    ordered = sorted((t for t in candidates if (learn[0] >= t).sum() >= MIN_LEARN_ROWS), reverse=True)
+    if not ordered:
+        return []
+    valid = control_fwer(precision_p_values(confidence, right, ordered, target), delta, "fixed_sequence")
+    return sorted(ordered[i] for i in valid)
+
+
+@dataclass(frozen=True)
+class Guard:
+    """Rows a certified threshold is also held against, one group (dataset) at a time.
+
+    Their confidences should come from models that did not see them (out of fold), and may cover
+    more rows than the certificate's: the guard is a check of each kind of data, not a test.
+    """
+
+    confidence: np.ndarray
+    right: np.ndarray
+    groups: np.ndarray
+
+    def holds(self, threshold: float, target: float) -> bool:
+        """No group with `GUARD_ROWS` rows or more at or above `threshold` is right less often than target + margin."""
+        above = self.confidence >= threshold
+        return all(self.right[above & (self.groups == group)].mean() >= min(target + GUARD_MARGIN, 1.0)
+                   for group in np.unique(self.groups) if (above & (self.groups == group)).sum() >= GUARD_ROWS)
+
+
+def certify(confidence: np.ndarray, right: np.ndarray, target: float, delta: float,
+            candidates: Sequence[float] = CANDIDATE_THRESHOLDS,
+            learn: tuple[np.ndarray, np.ndarray] | None = None, guard: Guard | None = None) -> float | None:
+    """The lowest certified threshold (see `certified`) that also passes the `guard`, or None.
+
+    A pooled certificate holds for the mixture of the calibration data; the guard keeps one kind
+    of data from paying for another's easy verdicts (FEVER's refutations are edits of Wikipedia
+    sentences, unlike real-world falsehoods).
+    """
+    for threshold in certified(confidence, right, target, delta, candidates, learn):
+        if guard is None or guard.holds(threshold, target):
+            return threshold
+    return None
+
+
+def certify_levels(confidence: np.ndarray, right: np.ndarray, delta: float, levels: Sequence[float] = LEVELS,
+                   candidates: Sequence[float] = CANDIDATE_THRESHOLDS,
+                   learn: tuple[np.ndarray, np.ndarray] | None = None,
+                   guard: Guard | None = None) -> list[float | None]:
+    """`certify` at every target level (a level no threshold reaches gives None)."""
+    return [certify(confidence, right, level, delta, candidates, learn, guard) for level in levels]
+
+
+def choose_strength(features: np.ndarray, right: np.ndarray, datasets: np.ndarray, folds: np.ndarray) -> float:
+    """The L2 strength with the lowest grouped cross-validated weighted log loss."""
+    best, best_loss = STRENGTHS[0], math.inf
+    for strength in STRENGTHS:
+        loss, total = 0.0, 0.0
+        for fold in range(FOLDS):
+            train, held = folds != fold, folds == fold
+            if not held.any() or not train.any():
+                continue
+            model = fit_model(features[train], right[train], dataset_weights(datasets[train]), strength)
+            p = np.clip(predict(model, features[held]), 1e-6, 1 - 1e-6)
+            w = dataset_weights(datasets[held])
+            loss += float(-(w * (right[held] * np.log(p) + (1 - right[held]) * np.log(1 - p))).sum())
+            total += float(w.sum())
+        if loss / total < best_loss:
+            best, best_loss = strength, loss / total
+    return best
+
+
+def cross_validation(table: Table, datasets: np.ndarray, label: Label, strength: float) -> dict:
+    """Out-of-fold scores per dataset (5 folds grouped by claim) and leave-one-dataset-out scores."""
+    mask = table.raw == label
+    features, right, names = table.features[mask], table.right(label)[mask], datasets[mask]
+    folds = np.array([fold_of(c) for c, k in zip(table.claims, mask, strict=True) if k])
+    out_of_fold = np.zeros(len(right))
+    per_fold: dict[str, list[dict]] = {str(n): [] for n in np.unique(names)}
+    for fold in range(FOLDS):
+        train, held = folds != fold, folds == fold
+        model = fit_model(features[train], right[train], dataset_weights(names[train]), strength)
+        out_of_fold[held] = predict(model, features[held])
+        for name in per_fold:
+            rows = held & (names == name)
+            if rows.sum() >= 5:
+                per_fold[name].append(scores(out_of_fold[rows], right[rows]))
+    left_out = {}
+    for name in np.unique(names) if len(np.unique(names)) > 1 else ():
+        held = names == name
+        model = fit_model(features[~held], right[~held], dataset_weights(names[~held]), strength)
+        left_out[str(name)] = scores(predict(model, features[held]), right[held])
+
+    def spread(values: list[float]) -> dict:
+        return {"mean": float(np.mean(values)), "std": float(np.std(values)), "folds": len(values)} if values else {}
+
+    return {
+        "confidence_out_of_fold": out_of_fold,
+        "out_of_fold": {str(n): scores(out_of_fold[names == n], right[names == n]) for n in np.unique(names)},
+        "pooled_out_of_fold": scores(out_of_fold, right),
+        "fold_spread": {n: {k: spread([f[k] for f in folds_ if f[k] is not None]) for k in ("auc", "ece")}
+                        for n, folds_ in per_fold.items()},
+        "leave_one_dataset_out": left_out,
+        "reliability": reliability(out_of_fold, right),
+    }
+
+
+def reliability(probability: np.ndarray, right: np.ndarray, bins: int = BINS) -> list[dict]:
+    """Per confidence bin: rows, mean confidence and share right (for the diagram)."""
+    edges = np.linspace(0, 1, bins + 1)
+    index = np.clip(np.digitize(probability, edges[1:-1]), 0, bins - 1)
+    return [{"low": float(edges[b]), "high": float(edges[b + 1]), "rows": int((index == b).sum()),
+             "confidence": float(probability[index == b].mean()) if (index == b).any() else None,
+             "right": float(right[index == b].mean()) if (index == b).any() else None} for b in range(bins)]
+
+
+def held_out(tests: dict[str, Table], models: dict[Label, LogisticModel], thresholds: dict[Label, list]) -> dict:
+    """Decisive precision and coverage on each test part: raw judge, and risk-controlled at the default target."""
+    level = LEVELS.index(DEFAULT_MIN_PRECISION)
+    result = {}
+    for name, table in tests.items():
+        decisive_raw = np.isin(table.raw, DECISIVE)
+        right_raw = np.array([table.right(str(label))[i] for i, label in enumerate(table.raw)])
+        kept = np.zeros(len(table.raw), bool)
+        for label in DECISIVE:
+            mask = table.raw == label
+            threshold = thresholds[label][level]
+            if threshold is not None and mask.any():
+                kept[mask] = predict(models[label], table.features[mask]) >= threshold
+        result[name] = {
+            "rows": len(table.raw),
+            "before": {"decisive": int(decisive_raw.sum()), "coverage": float(decisive_raw.mean()),
+                       "precision": float(right_raw[decisive_raw].mean()) if decisive_raw.any() else None},
+            "after": {"decisive": int(kept.sum()), "coverage": float(kept.mean()),
+                      "precision": float(right_raw[kept].mean()) if kept.any() else None,
+                      "wrong": int((kept & ~right_raw).sum())},
+        }
+    return result
+
+
+def draw_reliability(report: dict, path: Path) -> None:
+    """One panel per label: out-of-fold confidence against the share right, bar widths by rows."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(1, len(LABELS), figsize=(4.2 * len(LABELS), 4.2), constrained_layout=True)
+    for axis, label in zip(axes, LABELS, strict=True):
+        bins = [b for b in report["calibrator"][label]["cross_validation"]["reliability"] if b["rows"]]
+        axis.plot([0, 1], [0, 1], color="grey", linewidth=1, linestyle="--")
+        axis.plot([b["confidence"] for b in bins], [b["right"] for b in bins], marker="o")
+        for b in bins:
+            axis.annotate(str(b["rows"]), (b["confidence"], b["right"]), textcoords="offset points", xytext=(4, -10),
+                          fontsize=7)
+        pooled = report["calibrator"][label]["cross_validation"]["pooled_out_of_fold"]
+        axis.set_title(f"{label} (ECE {pooled['ece']:.3f}, {pooled['rows']} rows)")
+        axis.set_xlabel("confidence (out of fold)")
+        axis.set_ylabel("share right")
+        axis.set_xlim(0, 1)
+        axis.set_ylim(0, 1)
+    figure.suptitle("Offline judge calibrator: reliability on the calibration rows (5 folds grouped by claim)")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def card(report: dict) -> str:
+    """The calibrator's card (Markdown), from the report."""
+    lines = [
+        "# Calibrator card: the offline judge's confidence and risk-control thresholds",
+        "",
+        "Written by `training/fit_confidence.py`; do not edit by hand. The figures below are the script's.",
+        "",
+        "## What it is",
+        "One logistic regression per label the offline judge can reach (supported, refuted, unverifiable), on",
+        f"{len(FEATURES)} signals of the judgement (`veracity.offline.calibration.features`). It gives the",
+        "probability that the label is right. A supported or refuted verdict keeps its label only when that",
+        "probability clears a threshold certified by Learn-then-Test risk control on the certify half: the",
+        "precision of the verdicts above it is at least the target with probability "
+        f"{1 - DELTA:.0%} for both labels together",
+        f"({1 - DELTA / 2:.0%} each; MAPIE 1.x Hoeffding-Bentkus p-values for a binary loss, fixed-sequence",
+        f"testing over thresholds {CANDIDATE_THRESHOLDS[0]}-{CANDIDATE_THRESHOLDS[-1]}, from the strictest that "
+        f"{MIN_LEARN_ROWS} fit-half rows clear, down).",
+        f"A certified threshold must also pass a guard: no calibration dataset with {GUARD_ROWS} or more verdicts",
+        f"above it (out-of-fold confidences) may be right less often than the target plus {GUARD_MARGIN} there. "
+        "Below the", "threshold the verdict is unverifiable and carries its lean.",
+        "",
+        "## Data",
+        "Calibration rows (the calibration part of `training/claim_split.py`; HealthVer's calibration half):",
+        "",
+        "| dataset | rows | fit half | certify half |",
+        "|---|---:|---:|---:|",
+    ]
+    for name, counts in report["calibration_rows"].items():
+        lines.append(f"| {name} | {counts['all']} | {counts['fit']} | {counts['certify']} |")
+    lines += ["", "The calibrator is fitted on the fit half; the thresholds are certified on the certify half (a",
+              "claim sits in one half only). Cross-validation below uses all calibration rows.", "",
+              "## Calibration quality (5 folds grouped by claim; out-of-fold)", "",
+              "| label | C | dataset | rows | share right | AUC (fold mean ± std) | ECE (fold mean ± std) | "
+              "AUC left out | ECE left out |", "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+    for label in LABELS:
+        entry = report["calibrator"][label]
+        cv = entry["cross_validation"]
+        for name, s in cv["out_of_fold"].items():
+            spread = cv["fold_spread"].get(name, {})
+            auc = spread.get("auc", {})
+            ece = spread.get("ece", {})
+            left = cv["leave_one_dataset_out"].get(name, {})
+            lines.append(
+                f"| {label} | {entry['strength']} | {name} | {s['rows']} | {s['base_rate']:.2f} | "
+                + (f"{auc['mean']:.3f} ± {auc['std']:.3f}" if auc else "n/a") + " | "
+                + (f"{ece['mean']:.3f} ± {ece['std']:.3f}" if ece else "n/a") + " | "
+                + (f"{left['auc']:.3f}" if left.get("auc") is not None else "n/a") + " | "
+                + (f"{left['ece']:.3f}" if left else "n/a") + " |")
+        pooled = cv["pooled_out_of_fold"]
+        lines.append(f"| {label} | | all | {pooled['rows']} | {pooled['base_rate']:.2f} | "
+                     f"{pooled['auc'] or float('nan'):.3f} | {pooled['ece']:.3f} | | |")
+    lines += ["", "Reliability diagram (out-of-fold): `docs/calibration-reliability.png`.", "",
+              "## Certified thresholds (certify half)", "",
+              "| target precision | supported needs | refuted needs |", "|---:|---:|---:|"]
+    risk = report["risk"]
+    for level in (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.99):
+        i = LEVELS.index(level)
+        cells = [("none" if risk["thresholds"][label][i] is None else f"{risk['thresholds'][label][i]:.2f}")
+                 for label in DECISIVE]
+        lines.append(f"| {level:.2f} | {cells[0]} | {cells[1]} |")
+    lines += ["", "\"none\": no candidate threshold is certified at that precision, so that label is never decisive",
+              "there.", ""]
+    source = report["source"]
+    lines += ["## Source mode", "",
+              "A supported verdict on an answer checked against a source text uses its own calibrator and",
+              f"thresholds, fitted the same way on {source['calibration_rows']} FEVER dev rows (claims judged against",
+              "the very sentences they restate; their claims are not in the FEVER test sample): there the",
+              "evidence is the yardstick, as a source is. A refuted one is held to the real-world calibrator",
+              "above: FEVER's refutations are edits of the very sentence, which the model reads well, while an",
+              "answer that rewords its source (\"24 months\" for \"2 years\") reads as a contradiction too often.",
+              "Certified thresholds:", "",
+              "| target precision | supported needs | refuted needs |", "|---:|---:|---:|"]
+    for level in (0.8, 0.85, 0.9, 0.95):
+        i = LEVELS.index(level)
+        cells = [("none" if source["risk"]["thresholds"][label][i] is None
+                  else f"{source['risk']['thresholds'][label][i]:.2f}") for label in DECISIVE]
+        lines.append(f"| {level:.2f} | {cells[0]} | {cells[1]} |")
+    if "held_out" in source:
+        point = source["held_out"][SOURCE_SET]
+        lines += ["", f"On the FEVER dev test sample at 0.90: decisive precision {_fmt(point['after']['precision'])}, "
+                      f"coverage {point['after']['coverage']:.3f} (first reading, no risk control: "
+                      f"{_fmt(point['before']['precision'])}, {point['before']['coverage']:.3f})."]
+    computed = report["calculator"]
+    lines += ["", "## Computed claims", "",
+              "The calculator's verdicts get the same rule with their own calibration: per label, the smoothed share",
+              "right on the hand-labelled computed cases (`benchmarks/data/trust_computed.jsonl`, not held out: the",
+              "calculator was fixed on them), certified the same way.", "",
+              "| label | verdicts | right | confidence | certified at 0.90 |", "|---|---:|---:|---:|---|"]
+    for label in DECISIVE:
+        counts = computed["counts"][label]
+        at = computed["risk"]["thresholds"][label][LEVELS.index(DEFAULT_MIN_PRECISION)]
+        lines.append(f"| {label} | {counts['verdicts']} | {counts['right']} | {computed['confidence'][label]:.3f} | "
+                     f"{'yes' if at is not None else 'no'} |")
+    lines.append("")
+    if "held_out" in report:
+        lines += ["## Held-out test parts, at the default target 0.90", "",
+                  "| part | rows | first reading, no risk control: decisive precision (coverage) | "
+                  "risk-controlled: decisive precision (coverage) | wrong decisive |", "|---|---:|---:|---:|---:|"]
+        for name, r in report["held_out"].items():
+            b, a = r["before"], r["after"]
+            lines.append(f"| {name} | {r['rows']} | {_fmt(b['precision'])} ({b['coverage']:.3f}) | "
+                         f"{_fmt(a['precision'])} ({a['coverage']:.3f}) | {a['wrong']} |")
+        lines.append("")
+    lines += ["## Limits",
+              "- The guarantee holds for data like the calibration rows: real-world claims judged against",
+              "  Wikipedia sentences, web snippets and medical abstracts. Other evidence may differ.",
+              "- Knowledge-base and web checks use this calibrator; source mode uses its own (above), calibrated",
+              "  on FEVER claims against their own evidence, not on answers checked against policies.",
+              "- A lean is never a verdict: an unverifiable verdict that leans supported does not pass a text.", ""]
+    return "\n".join(lines)
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+COMPUTED_CASES = ROOT / "benchmarks" / "data" / "trust_computed.jsonl"
+COMPUTED_TODAY = "2026-11-24"
+"""The date the computed cases were labelled for."""
+
+
+def computed_outcomes(cases: Path = COMPUTED_CASES, today: str = COMPUTED_TODAY) -> list[tuple[str, str]]:
+    """(the calculator's label, the hand label) of every computed case the calculator decided.
+
+    Each case goes through the steps a check runs before the calculator: the offline claim splitter
+    (a case must give exactly one claim), the demo knowledge base's search (5 items, as a check
+    fetches) and the calculator itself, with the date the cases were labelled for.
+    """
+    import datetime
+    import tempfile
+
+    from veracity.calculator import calculate
+    from veracity.contracts import Evidence
+    from veracity.kb import KnowledgeBase
+    from veracity.kb.seeding import ensure_demo
+    from veracity.offline.extract import extract_claims_offline
+
+    kb = KnowledgeBase(Path(tempfile.mkdtemp(prefix="veracity-computed-")) / "kb")
+    ensure_demo(kb)
+    outcomes = []
+    for line in cases.read_text(encoding="utf-8").splitlines():
+        case = json.loads(line)
+        claims = extract_claims_offline(case["text"])["claims"]
+        if len(claims) != 1:
+            continue
+        claim = claims[0]["claim"]
+        evidence = [Evidence(id=f"c1-e{n}", claim_id="c1", backend="kb", **hit.model_dump())
+                    for n, hit in enumerate(kb.search(claim, 5), 1)]
+        answer = calculate(claim, evidence, datetime.date.fromisoformat(today))
+        if answer is not None:
+            outcomes.append((answer.label, case["label"]))
+    return outcomes
+
+
+def calculator_section(outcomes: list[tuple[str, str]]) -> dict:
+    """The calculator's calibration: per decisive label, its smoothed share right and certified thresholds."""
+    confidence, thresholds, counts = {}, {}, {}
+    for label in DECISIVE:
+        right = np.array([gold == label for predicted, gold in outcomes if predicted == label])
+        confidence[label] = float((right.sum() + 1) / (len(right) + 2))
+        # Every computed verdict of a label has the same confidence: one candidate, one test.
+        thresholds[label] = certify_levels(np.full(len(right), confidence[label]), right, DELTA / 2,
+                                           candidates=(confidence[label],))
+        counts[label] = {"verdicts": int(len(right)), "right": int(right.sum())}
+    return {"confidence": confidence, "counts": counts,
+            "risk": {"delta": DELTA, "levels": list(LEVELS), "thresholds": thresholds}}
+
+
+SOURCE_SET = "fever_dev"
+"""The calibration data of source mode's supported verdicts: claims judged against the very text they restate.
+
+Only its supported verdicts: FEVER's refutations are edits of the very sentence (a name swapped, a
+"not" added), which the model reads well, while an answer that rewords its source ("24 months" for
+"2 years", "13:00" for "1 pm") is read as a contradiction far more often. A source-mode refutation
+is therefore held to the real-world calibrator and thresholds."""
+
+
+def fit_and_certify(everything: Table, datasets: np.ndarray, halves: np.ndarray, report: dict,
+                    started: float) -> tuple[dict[Label, LogisticModel], dict[Label, list]]:
+    """Fit a model per label on the fit half, cross-validate it, and certify thresholds on the certify half.
+
+    Fills ``report["calibrator"]`` and ``report["risk"]``; returns the models and the thresholds.
+    """
+    fit_rows, certify_rows = halves == "fit", halves == "certify"
+    report["calibrator"] = {}
+    models: dict[Label, LogisticModel] = {}
+    folds = np.array([fold_of(c) for c in everything.claims])
+    for label in LABELS:
+        mask = everything.raw == label
+        right = everything.right(label)
+        strength = choose_strength(everything.features[mask], right[mask], datasets[mask], folds[mask])
+        cv = cross_validation(everything, datasets, label, strength)
+        fit = mask & fit_rows
+        models[label] = fit_model(everything.features[fit], right[fit], dataset_weights(datasets[fit]), strength)
+        report["calibrator"][label] = {"strength": strength, "cross_validation": cv, "fit_rows": int(fit.sum())}
+        auc = cv["pooled_out_of_fold"]["auc"]
+        print(f"{label}: C={strength}, out-of-fold AUC {auc if auc is None else round(auc, 3)}, "
+              f"ECE {cv['pooled_out_of_fold']['ece']:.3f} [{time.perf_counter() - started:.0f} s]", flush=True)
+
+    thresholds: dict[Label, list] = {}
+    certified: dict[str, dict] = {}
+    for label in DECISIVE:
+        mask = (everything.raw == label) & certify_rows
+        confidence = predict(models[label], everything.features[mask])
+        right = everything.right(label)[mask]
+        learn_rows = (everything.raw == label) & fit_rows
+        learn = (predict(models[label], everything.features[learn_rows]), everything.right(label)[learn_rows])
+        every = everything.raw == label
+        guard = Guard(report["calibrator"][label]["cross_validation"]["confidence_out_of_fold"],
+                      everything.right(label)[every], datasets[every])
+        thresholds[label] = certify_levels(confidence, right, DELTA / 2, learn=learn, guard=guard)
+        at_default = thresholds[label][LEVELS.index(DEFAULT_MIN_PRECISION)]
+        names = datasets[mask]
+        above = confidence >= (at_default if at_default is not None else 2.0)
+        certified[label] = {
+            "rows": int(mask.sum()), "share_right": float(right.mean()) if mask.any() else None,
+            "at_default_target": {
+                str(n): {"rows": int(((names == n) & above).sum()),
+                         "share_right": float(right[(names == n) & above].mean()) if ((names == n) & above).any()
+                         else None}
+                for n in np.unique(names)
+            },
+        }
+    for label in LABELS:
+        report["calibrator"][label]["cross_validation"].pop("confidence_out_of_fold")
+    report["risk"] = {"delta": DELTA, "levels": list(LEVELS), "thresholds": thresholds, "certify_rows": certified}
+    print("thresholds at 0.90:", {label: thresholds[label][LEVELS.index(0.9)] for label in DECISIVE}, flush=True)
+    return models, thresholds
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Judge, fit, certify, measure, write."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--memory", type=Path, default=DEFAULT_MEMORY, help="entailment scores kept between runs")
+    parser.add_argument("--out", type=Path, default=ROOT / "training" / "out" / "fit-confidence.json",
+                        help="full results (JSON)")
+    parser.add_argument("--dry-run", action="store_true", help="print, write nothing into the package")
+    parser.add_argument("--no-test", action="store_true", help="skip the held-out measurement")
+    parser.add_argument("--tables", type=Path, default=None,
+                        help="also keep the judged rows' features here (a pickle), for analysis")
+    parser.add_argument("--reuse-tables", action="store_true",
+                        help="read the judged rows from --tables instead of judging (after a change to fitting only)")
+    args = parser.parse_args(argv)
+    if args.reuse_tables and args.tables is None:
+        parser.error("--reuse-tables needs --tables")
+    started = time.perf_counter()
+    judge, memory = shipped_judge(args.memory)
+
+    kept = None
+    if args.reuse_tables:
+        import pickle
+
+        kept = pickle.loads(args.tables.read_bytes())
+    if kept:  # written with the features of its day: keep the columns of today's
+        columns = [kept["feature_names"].index(name) for name in FEATURES]
+        for table in [*kept["calibration"], *kept["test"].values()]:
+            table.features = table.features[:, columns]
+    calibration_tables = kept["calibration"] if kept else []
+    for name in CALIBRATION_SETS if not kept else ():
+        rows = load_rows(name, "calibration")
+        calibration_tables.append(tabulate(name, rows, judge_rows(rows, judge, memory, f"{name}/calibration")))
+    everything = Table("calibration", sum((t.claims for t in calibration_tables), []),
+                       np.concatenate([t.gold for t in calibration_tables]),
+                       np.concatenate([t.raw for t in calibration_tables]),
+                       np.vstack([t.features for t in calibration_tables]))
+    datasets = np.concatenate([np.full(len(t.gold), t.name) for t in calibration_tables])
+    halves = np.array([half_of(c) for c in everything.claims])
+    fit_rows, certify_rows = halves == "fit", halves == "certify"
+
+    report: dict = {
+        "command": "python training/fit_confidence.py",
+        "features": list(FEATURES),
+        "calibration_rows": {t.name: {"all": len(t.gold), "fit": int((fit_rows & (datasets == t.name)).sum()),
+                                      "certify": int((certify_rows & (datasets == t.name)).sum())}
+                             for t in calibration_tables},
+        "calibrator": {},
+        "settings": {"half_seed": HALF_SEED, "folds": FOLDS, "delta": DELTA, "levels": [LEVELS[0], LEVELS[-1], 0.01],
+                     "candidate_thresholds": [CANDIDATE_THRESHOLDS[0], CANDIDATE_THRESHOLDS[-1], 0.01],
+                     "strengths": list(STRENGTHS)},
+    }
+    models, thresholds = fit_and_certify(everything, datasets, halves, report, started)
+    source_rows = datasets == SOURCE_SET
+    source_everything = everything.subset(source_rows)
+    report["source"] = {"calibration_rows": int(source_rows.sum())}
+    source_models, source_thresholds = fit_and_certify(source_everything, datasets[source_rows],
+                                                       halves[source_rows], report["source"], started)
+    # A source-mode refutation is held to the real-world calibration (see SOURCE_SET).
+    source_models["refuted"], source_thresholds["refuted"] = models["refuted"], thresholds["refuted"]
+    report["source"]["risk"]["thresholds"]["refuted"] = thresholds["refuted"]
+
+    report["calculator"] = calculator_section(computed_outcomes())
+    print("calculator:", report["calculator"]["counts"], flush=True)
+
+    tests: dict[str, Table] = kept["test"] if kept else {}
+    if not args.no_test:
+        for name in TEST_SETS if not tests else ():
+            rows = load_rows(name, "test")
+            tests[name] = tabulate(name, rows, judge_rows(rows, judge, memory, f"{name}/test"))
+        report["held_out"] = held_out(tests, models, thresholds)
+        report["source"]["held_out"] = held_out({SOURCE_SET: tests[SOURCE_SET]}, source_models, source_thresholds)
+        for name, r in report["held_out"].items():
+            print(f"{name}: before {r['before']}, after {r['after']}", flush=True)
+        print(f"source mode, {SOURCE_SET}: {report['source']['held_out'][SOURCE_SET]['after']}", flush=True)
+
+    if args.tables and not args.reuse_tables:
+        import pickle
+
+        args.tables.write_bytes(pickle.dumps({"calibration": calibration_tables, "halves": halves,
+                                              "test": tests if not args.no_test else {},
+                                              "feature_names": list(FEATURES)}))
+    report["wall_seconds"] = time.perf_counter() - started
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    if args.dry_run:
+        print(f"dry run: wrote only {args.out}")
+        return 0
+    shipped = {
+        "models": {label: models[label].to_dict() for label in LABELS},
+        "risk": {"delta": DELTA, "levels": list(LEVELS),
+                 "thresholds": {label: thresholds[label] for label in DECISIVE}},
+        "source": {"models": {label: source_models[label].to_dict() for label in LABELS},
+                   "risk": {"delta": DELTA, "levels": list(LEVELS),
+                            "thresholds": {label: source_thresholds[label] for label in DECISIVE}}},
+        "calculator": {"confidence": report["calculator"]["confidence"], "risk": report["calculator"]["risk"]},
+        "record": {"command": report["command"], "calibration_rows": report["calibration_rows"],
+                   "strengths": {label: report["calibrator"][label]["strength"] for label in LABELS},
+                   "certify_rows": report["risk"]["certify_rows"], "half_seed": HALF_SEED,
+                   "source_calibration": SOURCE_SET},
+    }
+    ASSETS.mkdir(parents=True, exist_ok=True)
+    (ASSETS / "confidence.json").write_text(json.dumps(shipped, indent=1) + "\n")
+    (ASSETS / "CARD.md").write_text(card(report))
+    draw_reliability(report, DIAGRAM)
+    print(f"wrote {ASSETS / 'confidence.json'}, {ASSETS / 'CARD.md'}, {DIAGRAM} and {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
