@@ -62,7 +62,7 @@ from veracity.evaluation.metrics import classify  # noqa: E402
 from veracity.kb.seeding import ensure_demo  # noqa: E402
 from veracity.kb.store import KnowledgeBase  # noqa: E402
 from veracity.offline.calibration.risk import DEFAULT_MIN_PRECISION  # noqa: E402
-from veracity.offline.calibration.ruling import ComputedRule, RiskRule  # noqa: E402
+from veracity.offline.calibration.ruling import CaseRule, RiskRule  # noqa: E402
 from veracity.offline.extract import extract_claims_offline  # noqa: E402
 from veracity.offline.judge.entailment_judge import EntailmentDecider, EntailmentJudge  # noqa: E402
 
@@ -94,7 +94,7 @@ class Rulers:
             first = answer.inputs[0] if answer.inputs else None
             computed = {"label": answer.label, "reason": answer.text, "evidence_id": first.evidence.id if first
                         else None, "quote": first.quote if first else None}
-            return str(ComputedRule.shipped(DEFAULT_MIN_PRECISION).rule(computed).answer["label"])
+            return str(CaseRule.shipped("calculator", DEFAULT_MIN_PRECISION).rule(computed).answer["label"])
         if not evidence:
             return "unverifiable"
         judgement = self.judge.assess(claim, evidence)

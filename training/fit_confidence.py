@@ -25,7 +25,7 @@ What it does (repository root, runtime environment with the ``calibrate`` extra)
    dataset may fall below the target above it (out-of-fold confidences), so FEVER's easy
    verdicts cannot carry the real-world ones. A target no threshold reaches has none: that label
    is never decisive at it. The calculator's verdicts get the same treatment on its own cases
-   (`computed_outcomes`).
+   (`computed_outcomes`), and the permission rule's refutations on theirs (`permission_outcomes`).
 5. **Held-out measurement**, once: decisive precision and coverage on the test parts at the
    default target (0.90), and without risk control.
 
@@ -464,6 +464,18 @@ def card(report: dict) -> str:
         at = computed["risk"]["thresholds"][label][LEVELS.index(DEFAULT_MIN_PRECISION)]
         lines.append(f"| {label} | {counts['verdicts']} | {counts['right']} | {computed['confidence'][label]:.3f} | "
                      f"{'yes' if at is not None else 'no'} |")
+    permission = report["permission"]
+    counts = permission["counts"]["refuted"]
+    at = permission["risk"]["thresholds"]["refuted"][LEVELS.index(DEFAULT_MIN_PRECISION)]
+    lines += ["", "## Permission conflicts", "",
+              "A refutation by the permission rule (a statement that permits what a sentence of the evidence",
+              "forbids outright, or the reverse) gets the same treatment on its own hand-labelled cases",
+              "(`benchmarks/data/permission_cases.jsonl`; its first part is not held out, see its README):",
+              f"{counts['verdicts']} refutations, {counts['right']} right, confidence "
+              f"{permission['confidence']['refuted']:.3f}, certified at 0.90: {'yes' if at is not None else 'no'}."]
+    for part, tally in permission["parts"].items():
+        lines.append(f"- part {part}: the rule fired on {tally['fired']} of {tally['conflicts']} conflicts and on "
+                     f"{tally['false_alarms']} of {tally['others']} other statements.")
     lines.append("")
     if "held_out" in report:
         lines += ["## Held-out test parts, at the default target 0.90", "",
@@ -525,8 +537,54 @@ def computed_outcomes(cases: Path = COMPUTED_CASES, today: str = COMPUTED_TODAY)
     return outcomes
 
 
-def calculator_section(outcomes: list[tuple[str, str]]) -> dict:
-    """The calculator's calibration: per decisive label, its smoothed share right and certified thresholds."""
+PERMISSION_CASES = ROOT / "benchmarks" / "data" / "permission_cases.jsonl"
+
+
+def permission_outcomes(cases: Path = PERMISSION_CASES) -> list[tuple[str, str, str]]:
+    """(the judge's label, the hand label, the part) of every permission case; label "" where the rule did not fire.
+
+    Each case goes through the steps of a source-mode check: the offline claim splitter (a case must
+    give exactly one claim), the source text's passages (5, as a check fetches), then the shipped
+    judge; only a decision of the permission rule counts as its verdict.
+    """
+    import asyncio
+
+    from veracity.contracts import Evidence
+    from veracity.evidence.source import SourceTextBackend
+    from veracity.offline.extract import extract_claims_offline
+    from veracity.offline.judge.entailment_judge import EntailmentJudge
+
+    judge = EntailmentJudge()
+    outcomes = []
+    for line in cases.read_text(encoding="utf-8").splitlines():
+        case = json.loads(line)
+        claims = extract_claims_offline(case["text"])["claims"]
+        if len(claims) != 1:
+            continue
+        claim = claims[0]["claim"]
+        hits = asyncio.run(SourceTextBackend(case["source"]).search(claim, limit=5))
+        evidence = [Evidence(id=f"c1-e{n}", claim_id="c1", backend="source", **hit.model_dump())
+                    for n, hit in enumerate(hits, 1)]
+        decision = judge.assess(claim, evidence).decision
+        outcomes.append((decision.label if decision.basis == "permission" else "", case["label"], case["part"]))
+    return outcomes
+
+
+def permission_section(outcomes: list[tuple[str, str, str]]) -> dict:
+    """The permission rule's calibration (refutations only), with what it caught and missed per part."""
+    section = case_section([(predicted, gold) for predicted, gold, _ in outcomes if predicted])
+    section["parts"] = {}
+    for part in dict.fromkeys(p for _, _, p in outcomes):
+        mine = [(bool(predicted), gold == "refuted") for predicted, gold, p in outcomes if p == part]
+        section["parts"][part] = {"conflicts": sum(conflict for _, conflict in mine),
+                                  "fired": sum(fired and conflict for fired, conflict in mine),
+                                  "others": sum(not conflict for _, conflict in mine),
+                                  "false_alarms": sum(fired and not conflict for fired, conflict in mine)}
+    return section
+
+
+def case_section(outcomes: list[tuple[str, str]]) -> dict:
+    """A rule's calibration from hand-labelled cases: per label, its smoothed share right and certified thresholds."""
     confidence, thresholds, counts = {}, {}, {}
     for label in DECISIVE:
         right = np.array([gold == label for predicted, gold in outcomes if predicted == label])
@@ -661,8 +719,10 @@ def main(argv: list[str] | None = None) -> int:
     source_models["refuted"], source_thresholds["refuted"] = models["refuted"], thresholds["refuted"]
     report["source"]["risk"]["thresholds"]["refuted"] = thresholds["refuted"]
 
-    report["calculator"] = calculator_section(computed_outcomes())
+    report["calculator"] = case_section(computed_outcomes())
     print("calculator:", report["calculator"]["counts"], flush=True)
+    report["permission"] = permission_section(permission_outcomes())
+    print("permission:", report["permission"]["counts"], report["permission"]["parts"], flush=True)
 
     tests: dict[str, Table] = kept["test"] if kept else {}
     if not args.no_test:
@@ -695,6 +755,7 @@ def main(argv: list[str] | None = None) -> int:
                    "risk": {"delta": DELTA, "levels": list(LEVELS),
                             "thresholds": {label: source_thresholds[label] for label in DECISIVE}}},
         "calculator": {"confidence": report["calculator"]["confidence"], "risk": report["calculator"]["risk"]},
+        "permission": {"confidence": report["permission"]["confidence"], "risk": report["permission"]["risk"]},
         "record": {"command": report["command"], "calibration_rows": report["calibration_rows"],
                    "strengths": {label: report["calibrator"][label]["strength"] for label in LABELS},
                    "certify_rows": report["risk"]["certify_rows"], "half_seed": HALF_SEED,

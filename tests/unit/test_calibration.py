@@ -10,7 +10,7 @@ from veracity.contracts import Evidence
 from veracity.offline.calibration.confidence import Calibrator, LogisticModel, default_calibrator, shipped_calibration
 from veracity.offline.calibration.features import FEATURES, judgement_features
 from veracity.offline.calibration.risk import RiskControl, check_min_precision, default_risk_control
-from veracity.offline.calibration.ruling import ComputedRule, RiskRule
+from veracity.offline.calibration.ruling import CaseRule, RiskRule
 from veracity.offline.judge.decision import Candidate, Decision
 from veracity.offline.judge.judgement import Judgement
 from veracity.offline.judge.signals import compute_signals
@@ -107,10 +107,10 @@ def test_an_unverifiable_judgement_stays_unverifiable_with_its_own_confidence() 
 
 def test_computed_verdicts_follow_the_same_rule_with_their_own_calibration() -> None:
     answer = {"label": "refuted", "reason": "Computed: 140 years; < 150", "evidence_id": "c1-e1", "quote": "q"}
-    computed = ComputedRule(0.9, {"supported": 0.95, "refuted": 0.8}, RISK)
+    computed = CaseRule(0.9, {"supported": 0.95, "refuted": 0.8}, RISK)
     held = computed.rule(answer)
     assert held.answer["label"] == "unverifiable" and held.leaning == "refuted" and held.confidence == 0.8
-    kept = ComputedRule(0.8, {"supported": 0.95, "refuted": 0.95}, RISK).rule(answer)
+    kept = CaseRule(0.8, {"supported": 0.95, "refuted": 0.95}, RISK).rule(answer)
     assert kept.answer["label"] == "refuted" and kept.leaning is None
 
 

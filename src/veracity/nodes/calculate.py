@@ -17,7 +17,7 @@ from veracity.context import Context
 from veracity.contracts import Computation, ComputedInput, TraceRecord
 from veracity.nodes.names import CALCULATE_CLAIM, JUDGE_CLAIM, VERDICT_GATE, AfterCalculation
 from veracity.nodes.timing import Stopwatch
-from veracity.offline.calibration.ruling import ComputedRule
+from veracity.offline.calibration.ruling import CaseRule
 from veracity.state import ClaimState, ClaimUpdate, evidence_for
 
 
@@ -55,7 +55,7 @@ def calculate_claim(state: ClaimState, runtime: Runtime[Context]) -> Command[Aft
                              reason="not a computed claim", seconds=watch.seconds)
         return Command(goto=JUDGE_CLAIM, update={"claim_evidence": evidence, "computation": None, "trace": [record]})
     first = answer.inputs[0] if answer.inputs else None
-    ruling = ComputedRule.shipped(runtime.context.min_precision).rule({
+    ruling = CaseRule.shipped("calculator", runtime.context.min_precision).rule({
         "label": answer.label,
         "reason": f"Computed: {answer.text}",
         "evidence_id": first.evidence.id if first else None,

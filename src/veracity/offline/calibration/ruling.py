@@ -4,14 +4,15 @@ A supported or refuted judgement keeps its label only when its confidence clears
 certified for the target precision (`risk`); otherwise the verdict is unverifiable, leans to the
 label it would have had, and says why. An unverifiable judgement stays unverifiable, with the
 probability that it is right. Source mode (an answer checked against a given text) has its own
-calibrator and thresholds, and computed verdicts theirs (`ComputedRule`).
+calibrator and thresholds. Verdicts decided by a rule rather than by the model have theirs, from
+hand-labelled cases (`CaseRule`): the calculator's, and the permission rule's.
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from veracity.contracts import JudgeOutput
 from veracity.offline.calibration.confidence import Calibrator, default_calibrator, shipped_calibration
@@ -75,18 +76,27 @@ class RiskRule:
         return cls(min_precision, default_calibrator(), default_risk_control())
 
     def rule(self, judgement: Judgement) -> Ruling:
-        """The verdict for one judgement (see the module docstring)."""
+        """The verdict for one judgement (see the module docstring).
+
+        A refutation by the permission rule (basis "permission") is calibrated on that rule's cases.
+        """
         answer = judgement.output()
+        if judgement.decision.basis == "permission" and answer["label"] != "unverifiable":
+            return CaseRule.shipped("permission", self.min_precision).rule(answer)
         confidence = self.calibrator.confidence(answer["label"], judgement_features(judgement))
         return risk_controlled(answer, confidence, self.risk, self.min_precision)
 
 
-@dataclass(frozen=True)
-class ComputedRule:
-    """The same rule for the calculator's verdicts, with the calculator's own calibration.
+CaseSection = Literal["calculator", "permission"]
+"""The shipped sections calibrated on hand-labelled cases."""
 
-    A computed verdict has no entailment signals: its confidence is the share of the calculator's
-    verdicts with that label found right on its calibration cases (smoothed), and its thresholds are
+
+@dataclass(frozen=True)
+class CaseRule:
+    """The same rule for verdicts decided by a rule (the calculator, the permission rule), calibrated on cases.
+
+    Such a verdict has no entailment signals: its confidence is the share of that rule's verdicts
+    with the label found right on its hand-labelled cases (smoothed), and its thresholds are
     certified on those cases as the judge's are on its own.
     """
 
@@ -95,12 +105,12 @@ class ComputedRule:
     risk: RiskControl
 
     @classmethod
-    def shipped(cls, min_precision: float) -> ComputedRule:
-        """The rule with the shipped calculator calibration."""
-        return cls(min_precision, *_computed_calibration())
+    def shipped(cls, section: CaseSection, min_precision: float) -> CaseRule:
+        """The rule with the shipped calibration of `section`."""
+        return cls(min_precision, *_case_calibration(section))
 
     def rule(self, answer: dict[str, Any]) -> Ruling:
-        """The verdict for a computed `JudgeOutput`-shaped answer."""
+        """The verdict for a `JudgeOutput`-shaped answer decided by this rule."""
         return risk_controlled(answer, self.confidence.get(answer["label"]), self.risk, self.min_precision)
 
 
@@ -111,6 +121,6 @@ def _source_calibration() -> tuple[Calibrator, RiskControl]:
 
 
 @functools.cache
-def _computed_calibration() -> tuple[dict[str, float], RiskControl]:
-    section = shipped_calibration()["calculator"]
+def _case_calibration(name: CaseSection) -> tuple[dict[str, float], RiskControl]:
+    section = shipped_calibration()[name]
     return {k: float(v) for k, v in section["confidence"].items()}, RiskControl.from_dict(section["risk"])

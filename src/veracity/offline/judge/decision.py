@@ -44,12 +44,12 @@ class Candidate:
         return other.evidence_id == self.evidence_id and self.start <= other.start and other.end <= self.end
 
 
-Basis = Literal["entailment", "number", "negation", "entity", "set_aside", "hearsay", "unclear", "off_topic",
-                "no_evidence", "rules"]
+Basis = Literal["entailment", "number", "negation", "entity", "permission", "set_aside", "hearsay", "unclear",
+                "off_topic", "no_evidence", "rules"]
 """What a decision rests on: the entailment model's reading, an override signal that turned it into a
-refutation (number, negation, entity), a passage about something else set aside, a passage that only
-asks or reports, no passage clear enough, no evidence about the subject, no evidence text, or the
-rule-based deciders' own rules."""
+refutation (number, negation, entity), a permission that a sentence forbids outright (or the
+reverse), a passage about something else set aside, a passage that only asks or reports, no passage
+clear enough, no evidence about the subject, no evidence text, or the rule-based deciders' own rules."""
 
 
 @dataclass(frozen=True)

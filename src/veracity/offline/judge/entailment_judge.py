@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 
 from veracity.contracts import Evidence
 from veracity.offline.judge.decision import Candidate, Decision
+from veracity.offline.judge.permission import permission_conflict
 from veracity.offline.judge.reference_judge import (
     JUDGEMENTS_REMEMBERED,
     MAX_SENTENCES_PER_ITEM,
@@ -102,6 +103,8 @@ class EntailmentDecider:
     (`hearsay`) is never credible. A passage is *on point* when it speaks of the claim's subject and predicate
     (`same_subject_and_predicate`, with the passage's document title saying what "It ..." is).
 
+    0. A single sentence forbids outright what the claim permits, or permits what it forbids
+       (`permission_conflict`, read by rule): refuted.
     1. The highest P(refuted) of an on-point passage reaches `refute` and, unless
        `contradiction_first`, is at least the highest credible P(supported): refuted. (The model
        also reads "X was an English poet" as contradicting "X was born in 1564".)
@@ -131,6 +134,9 @@ class EntailmentDecider:
         scored = [c for c in candidates if c.entailment is not None]
         if not scored:
             return Decision("unverifiable", "No evidence text to judge the claim against.", basis="no_evidence")
+        conflicting = _permission_conflict(claim, scored)
+        if conflicting is not None:
+            return conflicting
         t = self.settings
         credible = [
             c for c in scored
@@ -253,6 +259,21 @@ def _narrower_negation(claim: str, supporting: Candidate, candidates: list[Candi
                 f"(a broader passage entails it: {_entailment(supporting).describe()}).",
                 candidate, basis="negation",
             )
+    return None
+
+
+def _permission_conflict(claim: str, candidates: list[Candidate]) -> Decision | None:
+    """A refutation by a sentence that forbids outright what the claim permits, or permits what it forbids.
+
+    Read by rule (`permission_conflict`), not by the model, which scores "Sale items can be returned"
+    against "Sale items cannot be returned" as split; a sentence that only asks or reports is skipped.
+    """
+    for candidate in sorted(candidates, key=lambda c: (c.evidence_id, c.start)):
+        if candidate.sentences != 1 or candidate.signals.hearsay is not None:
+            continue
+        conflict = permission_conflict(claim, candidate.text)
+        if conflict is not None:
+            return Decision("refuted", f"{conflict.describe()}.", candidate, basis="permission")
     return None
 
 
