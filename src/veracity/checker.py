@@ -27,7 +27,7 @@ from veracity.graph import ClaimGraph, FactCheckGraph, build_claim_graph, compil
 from veracity.nodes.extract import input_problem, valid_unicode
 from veracity.nodes.names import FINALIZE_REPORT
 from veracity.progress import ProgressEvent
-from veracity.runtime.checkpoints import open_checkpointer
+from veracity.runtime.checkpoints import open_checkpointer, reading_checkpoint
 from veracity.runtime.deadline import PartialRun, deadline_report
 from veracity.runtime.modes import Mode, source_conflict
 from veracity.runtime.resources import Resources
@@ -122,7 +122,8 @@ class Checker:
         config = {**config, "configurable": {"thread_id": thread_id}}
         async with open_checkpointer(checkpoint) as saver:
             graph = self.graph.copy(update={"checkpointer": saver})
-            saved = await graph.aget_state(config)
+            with reading_checkpoint(checkpoint):
+                saved = await graph.aget_state(config)
             if not saved.values:
                 return await stream_report(graph, {"text": text}, config, context, on_progress, durability="sync")
             if saved.values.get("text") != text:

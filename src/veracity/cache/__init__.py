@@ -4,7 +4,9 @@ One SQLite file (LangGraph's `SqliteCache`, which keeps each entry's expiry) hol
 model answers through LangChain's cache interface (`ModelCallCache`, keyed by the model's
 settings and the exact prompt), web searches through a wrapper around the search backend
 (`CachedSearch`, keyed by backend, endpoint, query and limit, kept 7 days by default). Each
-cached call notes a hit or a miss (`outcomes.py`), which the trace records per call.
+cached call notes a hit or a miss (`outcomes.py`), which the trace records per call. Entries
+are plain JSON of known shapes (`serializer.py`, `entries.py`): an entry of any other encoding
+or shape is never revived, only logged and treated as a miss.
 
 Why not a node-level `CachePolicy`: a LangGraph node cache is keyed on the node's input state
 only, not on the run's context (model, backend, result limit), and it replays the node's whole

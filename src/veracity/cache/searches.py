@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from pydantic import ValidationError
-
+from veracity.cache.entries import SEARCH_ANSWER
 from veracity.cache.outcomes import note
 from veracity.cache.store import SEARCH_NAMESPACE_PREFIX, CacheStore, digest
 from veracity.contracts import SearchHit
@@ -30,18 +29,12 @@ class CachedSearch:
     async def search(self, query: str, *, limit: int) -> list[SearchHit]:
         """The kept answer for (identity, query, limit), else the backend's answer, which is then kept."""
         key = digest(self.identity, query, limit)
-        stored = await asyncio.to_thread(self.store.get, self._namespace, key)
-        if isinstance(stored, list):
-            try:
-                hits = [SearchHit.model_validate(item) for item in stored]
-            except ValidationError:
-                pass  # written by another version: ask the backend
-            else:
-                note("hit")
-                return hits
+        stored = await asyncio.to_thread(self.store.get, self._namespace, key, SEARCH_ANSWER)
+        if stored is not None:  # an entry of another shape was a (logged) miss
+            note("hit")
+            return stored
         note("miss")
         hits = await self.backend.search(query, limit=limit)
         if isinstance(hits, list) and all(isinstance(hit, SearchHit) for hit in hits):
-            await asyncio.to_thread(self.store.set, self._namespace, key,
-                                    [hit.model_dump(mode="json") for hit in hits], self.ttl)
+            await asyncio.to_thread(self.store.set, self._namespace, key, hits, SEARCH_ANSWER, self.ttl)
         return hits

@@ -1,4 +1,8 @@
-"""The cache file: where it lives, opening it without ever failing a check, and its statistics."""
+"""The cache file: where it lives, opening it without ever failing a check, and its statistics.
+
+Entries are plain JSON (`serializer.py`), and an entry read back counts only when it has the
+shape its kind is written in (`entries.py`); anything else is a miss, logged with its key.
+"""
 
 from __future__ import annotations
 
@@ -14,9 +18,12 @@ from collections.abc import Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from langgraph.cache.sqlite import SqliteCache
+from pydantic import TypeAdapter, ValidationError
+
+from veracity.cache.serializer import PlainJsonSerializer, UnreadableEntry
 
 log = logging.getLogger("veracity.cache")
 
@@ -27,6 +34,8 @@ MODEL_NAMESPACE = ("model",)
 SEARCH_NAMESPACE_PREFIX = "search"
 KINDS = {"model": "model answers", "search": "searches"}
 """Kinds of entries, by the first part of their namespace."""
+
+T = TypeVar("T")
 
 
 def default_cache_path() -> Path:
@@ -64,7 +73,7 @@ class CacheStore:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._cache: SqliteCache[Any] = SqliteCache(path=str(path))
+        self._cache: SqliteCache[Any] = SqliteCache(path=str(path), serde=PlainJsonSerializer())
         self._warned = threading.Event()
 
     def _fault(self, action: str, exc: Exception) -> None:
@@ -72,18 +81,39 @@ class CacheStore:
             self._warned.set()
             log.warning("cache %s at %s failed (%s); going on without it for this call", action, self.path, exc)
 
-    def get(self, namespace: tuple[str, ...], key: str) -> Any | None:
-        """The value stored under `key`, or None (also when the file cannot be read)."""
+    def _foreign(self, namespace: tuple[str, ...], key: str, why: str) -> None:
+        log.warning("cache entry %s (%s) in %s is not one the cache wrote (%s); asking afresh instead",
+                    key, ",".join(namespace), self.path, why)
+
+    def get(self, namespace: tuple[str, ...], key: str, shape: TypeAdapter[T]) -> T | None:
+        """The value stored under `key` if it has `shape`, else None (also when the file cannot be read).
+
+        An entry that is not plain JSON of `shape` is never revived: it is a miss, logged with its key.
+        """
         try:
-            return self._cache.get([(namespace, key)]).get((namespace, key))
-        except Exception as exc:  # a damaged or foreign entry is a miss, whatever the decoder raised
+            found = self._cache.get([(namespace, key)])
+        except UnreadableEntry as exc:
+            self._foreign(namespace, key, str(exc))
+            return None
+        except Exception as exc:  # a cache fault is a miss, whatever the file or driver raised
             self._fault("read", exc)
             return None
-
-    def set(self, namespace: tuple[str, ...], key: str, value: Any, ttl: int | None) -> None:
-        """Store `value` under `key` for `ttl` seconds (None: until cleared); a failed write is logged."""
+        if (namespace, key) not in found:
+            return None
         try:
-            self._cache.set({(namespace, key): (value, ttl)})
+            return shape.validate_python(found[(namespace, key)])
+        except ValidationError as exc:
+            self._foreign(namespace, key, f"{exc.error_count()} problem(s) with its shape, first: "
+                                          f"{exc.errors()[0]['msg']}")
+            return None
+
+    def set(self, namespace: tuple[str, ...], key: str, value: T, shape: TypeAdapter[T], ttl: int | None) -> None:
+        """Store `value` (of `shape`, written as plain JSON) under `key` for `ttl` seconds (None: until cleared).
+
+        A failed write, e.g. of a value with no JSON form, is logged; the check goes on.
+        """
+        try:
+            self._cache.set({(namespace, key): (shape.dump_python(value, mode="json"), ttl)})
         except Exception as exc:  # as for reads: a cache fault never fails the check
             self._fault("write", exc)
 

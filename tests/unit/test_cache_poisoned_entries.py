@@ -1,0 +1,134 @@
+"""The cache reads back only what it wrote: a rewritten entry is a logged miss, never run, never a crash."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+from pathlib import Path
+
+import ormsgpack
+import pytest
+
+from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
+from veracity.api import check
+from veracity.cache import CachedSearch, CacheStore, ModelCallCache
+from veracity.contracts import Report
+
+TEXT = "The Sydney Opera House opened in 1973."
+NOTE = "The Sydney Opera House opened in 1973 after fourteen years of building."
+CACHED_STEPS = ("extract_claims", "gather_evidence", "judge_claim")
+
+
+def leave_marker(path: str) -> None:
+    """A harmless callable a poisoned entry names: it leaves a file behind if it is ever called."""
+    Path(path).write_text("ran", encoding="utf-8")
+
+
+def scripted() -> FakeWorld:
+    return (FakeWorld()
+            .extract(claims_reply((TEXT, TEXT)))
+            .evidence(TEXT, [hit(NOTE, url="https://example.org/opera")])
+            .judge(TEXT, verdict_reply("supported", "c1-e1", "opened in 1973")))
+
+
+def cached_check(world: FakeWorld, store: CacheStore) -> Report:
+    """A check whose model answers and searches go through the cache file."""
+    return check(TEXT, model=world.model(cache=ModelCallCache(store)),
+                 backend=CachedSearch(world.backend(), store, identity="fake", ttl=3600))
+
+
+def outcomes(report: Report) -> set[str | None]:
+    return {record.cache for record in report.trace if record.step in CACHED_STEPS and record.outcome == "ok"}
+
+
+def rewrite_every_entry(path: Path, encoding: str, value: bytes) -> list[str]:
+    """Overwrite each entry of the cache file with `value`; return the keys."""
+    with sqlite3.connect(path) as connection:
+        keys = [key for (key,) in connection.execute("SELECT key FROM cache")]
+        connection.execute("UPDATE cache SET encoding = ?, val = ?", (encoding, value))
+    return keys
+
+
+def msgpack_call(code: int, module: str, name: str, argument: object) -> bytes:
+    """A msgpack value whose extension asks the reader to import `module.name` and call it."""
+    return ormsgpack.packb([ormsgpack.Ext(code, ormsgpack.packb([module, name, argument]))])
+
+
+def poisoned_payloads(marker: Path) -> dict[str, tuple[str, bytes]]:
+    touch = f"touch {marker}"
+    return {
+        "os.system": ("msgpack", msgpack_call(0, "os", "system", touch)),
+        "callable, one argument": ("msgpack", msgpack_call(0, __name__, "leave_marker", str(marker))),
+        "callable, positional arguments": ("msgpack", msgpack_call(1, __name__, "leave_marker", [str(marker)])),
+        "constructor envelope in JSON": ("json", json.dumps(
+            [{"lc": 2, "type": "constructor", "id": [__name__, "leave_marker"], "args": [str(marker)]}]).encode()),
+        "pickle": ("pickle", b"cos\nsystem\n(S'" + touch.encode() + b"'\ntR."),
+    }
+
+
+@pytest.mark.parametrize("form", ["os.system", "callable, one argument", "callable, positional arguments",
+                                  "constructor envelope in JSON", "pickle"])
+def test_a_poisoned_entry_is_never_run_and_the_step_is_computed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, form: str
+) -> None:
+    shell_commands: list[str] = []
+
+    def record(command: str) -> int:
+        shell_commands.append(command)
+        return 0
+
+    monkeypatch.setattr(os, "system", record)
+    marker = tmp_path / "marker"
+    world, store = scripted(), CacheStore(tmp_path / "cache.sqlite")
+    first = cached_check(world, store)
+    assert outcomes(first) == {"miss"}
+    encoding, value = poisoned_payloads(marker)[form]
+    keys = rewrite_every_entry(store.path, encoding, value)
+    assert len(keys) == 3  # the extraction, the search and the verdict
+
+    with caplog.at_level(logging.WARNING, logger="veracity.cache"):
+        second = cached_check(world, store)
+
+    assert not marker.exists() and shell_commands == []
+    assert outcomes(second) == {"miss"}  # every cached step asked afresh
+    assert len(world.extraction_prompts) == 2 and world.judge_calls[TEXT] == 2 and world.search_calls[TEXT] == 2
+    assert [v.label for v in second.verdicts] == [v.label for v in first.verdicts] == ["supported"]
+    warnings = " ".join(record.getMessage() for record in caplog.records if record.levelno == logging.WARNING)
+    assert all(key in warnings for key in keys)
+    # The answers computed again replaced the poisoned entries: the next identical check is answered from the file.
+    third = cached_check(world, store)
+    assert outcomes(third) == {"hit"} and world.judge_calls[TEXT] == 2
+
+
+@pytest.mark.parametrize("value", [
+    b"[{\"unexpected\": 1}]", b"{\"a\": \"mapping\"}", b"\"text\"", b"[1, 2]", b"not json at all", b"\xff\xfe",
+    b"[{\"message\": {\"type\": \"os.system\", \"data\": {\"content\": \"x\"}}}]",
+    b"[{\"message\": {\"type\": \"ai\", \"data\": {\"content\": \"x\"}}, \"text\": \"\"}]",
+])
+def test_an_entry_of_another_shape_is_a_logged_miss(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, value: bytes
+) -> None:
+    world, store = scripted(), CacheStore(tmp_path / "cache.sqlite")
+    cached_check(world, store)
+    keys = rewrite_every_entry(store.path, "json", value)
+
+    with caplog.at_level(logging.WARNING, logger="veracity.cache"):
+        again = cached_check(world, store)
+
+    assert outcomes(again) == {"miss"} and world.search_calls[TEXT] == 2
+    warnings = " ".join(record.getMessage() for record in caplog.records if record.levelno == logging.WARNING)
+    assert all(key in warnings for key in keys)
+
+
+def test_entries_are_written_as_plain_json(tmp_path: Path) -> None:
+    world, store = scripted(), CacheStore(tmp_path / "cache.sqlite")
+    cached_check(world, store)
+
+    with sqlite3.connect(store.path) as connection:
+        rows = connection.execute("SELECT ns, encoding, val FROM cache").fetchall()
+
+    assert {encoding for _, encoding, _ in rows} == {"json"}
+    searches = [json.loads(value) for namespace, _, value in rows if namespace.startswith("search")]
+    assert searches == [[{"title": "Note", "url": "https://example.org/opera", "text": NOTE, "score": None}]]
