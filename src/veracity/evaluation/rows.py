@@ -105,7 +105,7 @@ class RowEvaluator:
                 default_embedder().embed(["warm-up"])
                 default_entailment_model()
             else:
-                self.resources.chat_model(self.context)
+                self.resources.chat_model(self.context, max_tokens=self.context.judge_max_tokens)
             return f"judge: {mode.model}; evidence: each row's own"
         default_embedder().embed(["warm-up"])
         checked = [row for row in rows if not isinstance(row, JudgeRow)]

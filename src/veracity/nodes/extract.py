@@ -66,9 +66,8 @@ async def _extract(text: str, context: Context, resources: Resources, errors: li
         return ModelReply(payload=extract_claims_offline(text, source_mode=source_mode), tokens_in=0, tokens_out=0)
     messages = extraction_messages(text, context, errors, source_mode=source_mode)
     async with answer_within(context.model_timeout):
-        return await ask_structured(resources.chat_model(context), messages, ExtractionOutput,
-                                    run_name="extract_claims.model", max_tokens=cap,
-                                    structured_output=context.structured_output,
+        return await ask_structured(resources.chat_model(context, max_tokens=cap), messages, ExtractionOutput,
+                                    run_name="extract_claims.model", structured_output=context.structured_output,
                                     request_schema=extraction_schema(text))
 
 

@@ -40,6 +40,8 @@ from veracity.nodes.timing import Stopwatch
 from veracity.offline.extract import skip_reason
 from veracity.offline.judge.relevance import citation_off_topic
 from veracity.progress import ProgressEvent, emit, emit_verdict
+from veracity.runtime.modes import OFFLINE
+from veracity.runtime.request_schemas import WORDS_PER_CLAIM, statement_limit, word_count
 from veracity.state import ClaimInput, ClaimState, FactCheckState, evidence_for
 
 NO_CLAIMS_MESSAGE = "No checkable factual claims found (questions, greetings and opinions are not checked)."
@@ -59,6 +61,22 @@ def locate(source: str, text: str, start: int = 0) -> tuple[int, int] | None:
     pattern = re.compile(r"\s+".join(map(re.escape, words)), re.IGNORECASE)
     match = pattern.search(text, start) or pattern.search(text)
     return match.span() if match else None
+
+
+def claim_count_problem(output: ExtractionOutput, text: str) -> str | None:
+    """Why a model's extraction lists more claims than the request schema allows, or None.
+
+    The bound is the schema's `maxItems` (`statement_limit`). It is checked before any claim is
+    located or fanned out, so an answer from a server that ignored the schema costs no search
+    and no judge call.
+    """
+    limit = statement_limit(text)
+    if len(output.claims) <= limit:
+        return None
+    return (
+        f"the answer lists {len(output.claims):,} claims; a text of {word_count(text):,} words holds at most "
+        f"{limit:,} (one per {WORDS_PER_CLAIM} words): list each claim the text states once"
+    )
 
 
 def claims_from_output(output: ExtractionOutput, text: str) -> tuple[list[Claim], str | None]:
@@ -151,7 +169,9 @@ def extraction_gate(
     skipped: list[Skipped] = []
     if error is None:
         output, error = validate_payload(state.get("extraction_payload"), ExtractionOutput)
-        if output is not None:
+        if output is not None and state.get("model") != OFFLINE:  # the offline splitter is not asked for a schema
+            error = claim_count_problem(output, state["text"])
+        if output is not None and error is None:
             claims, error = claims_from_output(output, state["text"])
             skipped = skipped_from_output(output, state["text"])
 

@@ -84,9 +84,8 @@ async def _judge(
     messages = judge_messages(claim, evidence, context, feedback=feedback, errors=state.get("judge_errors", []),
                               source_mode=state.get("source_mode", False))
     async with answer_within(context.model_timeout):
-        reply = await ask_structured(resources.chat_model(context), messages, JudgeOutput,
-                                     run_name="judge_claim.model", max_tokens=cap,
-                                     structured_output=context.structured_output,
+        reply = await ask_structured(resources.chat_model(context, max_tokens=cap), messages, JudgeOutput,
+                                     run_name="judge_claim.model", structured_output=context.structured_output,
                                      request_schema=judge_schema(evidence))
     return reply, None
 

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 from veracity.cache.outcomes import CacheOutcome, observe_cache, overall
 from veracity.contracts import StructuredMethod
 from veracity.errors import ConfigurationError
-from veracity.runtime.output_caps import with_output_cap
+from veracity.runtime.response_limit import limited_async_client, limited_client
 
 StructuredOutput = Literal["auto", "json_schema", "tools", "prompt"]
 """How a step asks for its JSON: a JSON schema the server enforces ('json_schema': OpenAI's, llama.cpp's,
@@ -55,8 +55,14 @@ def init_model(spec: str, *, temperature: float = 0.0, cache: BaseCache | bool |
     An OpenAI-compatible server is reached by setting `OPENAI_BASE_URL`; local servers often
     need no real key, so any non-empty `OPENAI_API_KEY` will do there. `cache` is LangChain's
     model setting: a cache object, False for none, None for LangChain's global one.
+
+    A model on the OpenAI client (OpenAI, Azure, and the servers that speak its API) gets HTTP
+    clients that abort any response longer than its request's output cap allows (see
+    `response_limit`), so a server that ignores the cap cannot fill memory. The output cap itself
+    is set per call by `Resources.chat_model`.
     """
     from langchain.chat_models import init_chat_model
+    from langchain_openai.chat_models.base import BaseChatOpenAI
 
     provider = spec.split(":", 1)[0] if ":" in spec else ""
     if provider == "openai" and not os.environ.get("OPENAI_API_KEY"):
@@ -66,9 +72,15 @@ def init_model(spec: str, *, temperature: float = 0.0, cache: BaseCache | bool |
             "--model provider:name."
         )
     try:
-        return init_chat_model(spec, temperature=temperature, cache=cache)
+        model = init_chat_model(spec, temperature=temperature, cache=cache)
+        if isinstance(model, BaseChatOpenAI):  # made again, now with clients that limit each response
+            proxy = {"proxy": model.openai_proxy} if model.openai_proxy else {}
+            model = init_chat_model(spec, temperature=temperature, cache=cache, openai_proxy=None,
+                                    http_client=limited_client(**proxy),
+                                    http_async_client=limited_async_client(**proxy))
     except Exception as exc:  # provider packages raise many kinds of errors here
         raise ConfigurationError(f"cannot create chat model {spec!r}: {exc}") from exc
+    return model
 
 
 @functools.cache
@@ -195,8 +207,7 @@ async def _structured_call(
 
 async def ask_structured(
     model: BaseChatModel, messages: list[BaseMessage], schema: type[BaseModel], *, run_name: str | None = None,
-    max_tokens: int | None = None, structured_output: StructuredOutput = "auto",
-    request_schema: dict[str, Any] | None = None,
+    structured_output: StructuredOutput = "auto", request_schema: dict[str, Any] | None = None,
 ) -> ModelReply:
     """Ask `model` for an answer shaped like `schema` and return the unvalidated payload.
 
@@ -204,17 +215,16 @@ async def ask_structured(
     through the prompt alone. When the server refuses the structured request (llama.cpp builds
     without schema support, some proxies), the same call is made as a plain one and the reply says
     so in `note`. Either way the payload is the raw tool-call arguments or message text, and the
-    gates validate it. `max_tokens` caps the answer (see `output_caps`); a capped answer comes back
-    with `truncated` set. `request_schema` replaces `schema`'s JSON schema in the request (a bounded
-    one, see `request_schemas`). `run_name` names the call in LangSmith traces.
+    gates validate it. The model carries its output cap (`Resources.chat_model` sets it); an answer
+    that stopped at the cap comes back with `truncated` set. `request_schema` replaces `schema`'s
+    JSON schema in the request (a bounded one, see `request_schemas`). `run_name` names the call
+    in LangSmith traces.
 
     The schema is passed as a plain JSON-schema dict, not the pydantic class: given a
     class, some clients (the OpenAI SDK's `parse`) validate inside the call and raise,
     which would hide the reply and its token usage from the gate.
     """
     config: RunnableConfig = {"run_name": run_name or schema.__name__, "tags": [f"veracity:{schema.__name__}"]}
-    if max_tokens is not None:
-        model, _ = with_output_cap(model, max_tokens)
     method = _method(model, structured_output)
     note: str | None = None
     raw: BaseMessage | None

@@ -21,6 +21,9 @@ JUDGE_ANSWER_TOKENS = 512
 """A judge answer: a label, a one- or two-sentence reason (~60 tokens), an evidence id and one verbatim
 quote (~40-150 tokens), and JSON punctuation: about 250 tokens at most, doubled for margin."""
 
+ANSWER_TOKENS = 1024
+"""An answer the model writes to a user's query for auditing (`POST /analyze`): a few paragraphs."""
+
 EXTRACTION_BASE_TOKENS = 256
 """JSON punctuation and a few skipped statements, whatever the text's length."""
 

@@ -57,11 +57,20 @@ def word_count(text: str) -> int:
     return sum(len(run) // RUN_CHARS_PER_WORD if len(run) > LONG_RUN else 1 for run in runs)
 
 
+def statement_limit(text: str) -> int:
+    """The most claims (and the most skipped statements) an extraction of `text` may list: one per three words.
+
+    The request schema sends it as `maxItems`; the extraction gate rejects a model's answer with more
+    claims than that, so a server that ignores the schema cannot fan a check out into thousands.
+    """
+    return word_count(text) // WORDS_PER_CLAIM + 1
+
+
 def extraction_schema(text: str) -> dict[str, Any]:
     """`ExtractionOutput`'s schema for extracting claims from `text`.
 
     Passages are no longer than the text, and there are no more claims (or skipped statements)
-    than one per three words (see `word_count`).
+    than `statement_limit` allows.
     """
     schema = copy.deepcopy(ExtractionOutput.model_json_schema())
     length = len(text)
@@ -69,7 +78,7 @@ def extraction_schema(text: str) -> dict[str, Any]:
     _bound_string(_property(schema, "ExtractedClaim", "source"), length)
     _bound_string(_property(schema, "ExtractedClaim", "counter_query"), QUERY_CHARS)
     _bound_string(_property(schema, "SkippedStatement", "source"), length)
-    statements = word_count(text) // WORDS_PER_CLAIM + 1
+    statements = statement_limit(text)
     schema["properties"]["claims"]["maxItems"] = statements
     schema["properties"]["skipped"]["maxItems"] = statements
     return schema

@@ -19,6 +19,7 @@ from veracity.evidence.base import EvidenceBackend
 from veracity.evidence.retriever import RetrieverBackend
 from veracity.runtime.models import init_model
 from veracity.runtime.modes import Mode, resolve_mode
+from veracity.runtime.output_caps import with_output_cap
 
 if TYPE_CHECKING:
     from veracity.offline.judge.entailment_judge import EntailmentJudge
@@ -81,8 +82,17 @@ class Resources:
         """The model and evidence this run uses."""
         return resolve_mode(context, bound_model=self._bound_model, bound_backend=self._bound_backend)
 
-    def chat_model(self, context: Context) -> BaseChatModel:
-        """The chat model: the bound object, else one created from the resolved model name.
+    def chat_model(self, context: Context, *, max_tokens: int) -> BaseChatModel:
+        """The chat model, limited to `max_tokens` output tokens per answer (see `output_caps`).
+
+        Every model request goes out with its cap: the cap is set here, on the one model every
+        step uses (a bound model already limited to fewer tokens keeps its own limit).
+        """
+        model, _ = with_output_cap(self._model(context), max_tokens)
+        return model
+
+    def _model(self, context: Context) -> BaseChatModel:
+        """The bound chat model, else one created from the resolved model name.
 
         A created model is reused while its name, temperature, cache and the provider settings
         in the environment (API keys, endpoints) stay the same. A created model keeps its answers
@@ -135,7 +145,7 @@ class Resources:
         """Resolve the mode and raise `ConfigurationError` now if its parts cannot be set up."""
         mode = self.mode(context)
         if not mode.offline:
-            self.chat_model(context)
+            self._model(context)
         if self._bound_backend is None:
             if mode.search == "web":
                 from veracity.evidence.web import TavilyBackend

@@ -51,6 +51,7 @@ from veracity.contracts import Report
 from veracity.errors import ConfigurationError, InputError, KnowledgeBaseError, SourceConflictError
 from veracity.progress import ProgressEvent
 from veracity.runtime.modes import source_conflict
+from veracity.runtime.output_caps import ANSWER_TOKENS
 from veracity.server.limits import BodyLimit, error_response, key_matches, parse_rate, presented_key
 
 logger = logging.getLogger(__name__)
@@ -268,7 +269,7 @@ async def _generate(checker: Checker, query: str) -> str:
         raise HTTPException(409, "POST /analyze needs a chat model to answer the query; this server runs offline. "
                                  "Send an 'answer' to audit, or start the server with --model.")
     try:
-        reply = await checker.resources.chat_model(context).ainvoke(query)
+        reply = await checker.resources.chat_model(context, max_tokens=ANSWER_TOKENS).ainvoke(query)
     except Exception as error:  # a provider failure is the upstream's, not the client's
         raise HTTPException(502, f"the chat model failed: {type(error).__name__}: {error}") from error
     answer = str(reply.text).strip()
