@@ -208,3 +208,37 @@ def test_without_ray_installed_the_cli_says_what_to_install(monkeypatch: pytest.
                                        "--model", "offline", "--search", "kb", "--ray"])
     assert result.exit_code == 2 and "pip install 'veracity[ray]'" in result.stderr
     assert not (tmp_path / "out.jsonl").exists()
+
+
+# ---------------------------------------------------------------- repeated ids
+
+REPEATED_ROWS = [
+    {"id": "a", "text": "The Sydney Opera House opened in 1973."},
+    {"id": "a", "text": "The Sydney Opera House opened in 1999."},
+    {"id": "a", "text": "The Sydney Opera House opened in 1973."},
+    {"text": "The Eiffel Tower is in Paris."},
+    {"text": "The Eiffel Tower is in Paris."},
+]
+
+
+def outcomes_by_line(path: Path) -> dict[int, tuple[str, str]]:
+    """Per input line: the row's id and its outcome (its first verdict's label, or its error)."""
+    return {record["line"]: (record["id"], record["report"]["verdicts"][0]["label"] if "report" in record
+                             else record["error"]) for record in lines(path)}
+
+
+def test_ray_keeps_every_row_whose_id_repeats_and_resumes_by_id_and_content(
+        ray_instance: None, demo_kb: KnowledgeBase, tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in REPEATED_ROWS))
+    settings = {"model": "offline", "search": "kb", "kb_path": str(demo_kb.path)}
+    plain = asyncio.run(abatch(source, tmp_path / "plain.jsonl", **settings))
+    distributed = batch_on_ray(source, tmp_path / "ray.jsonl", workers=2, **settings)
+    for field in ("rows", "checked", "failed", "skipped", "duplicates"):
+        assert getattr(distributed, field) == getattr(plain, field), field
+    assert (distributed.rows, distributed.checked, distributed.failed, distributed.duplicates) == (5, 3, 1, 2)
+    assert outcomes_by_line(tmp_path / "ray.jsonl") == outcomes_by_line(tmp_path / "plain.jsonl")
+    assert sorted(outcomes_by_line(tmp_path / "ray.jsonl")) == [1, 2, 4]
+    assert "already used by line 1" in outcomes_by_line(tmp_path / "ray.jsonl")[2][1]
+    again = batch_on_ray(source, tmp_path / "ray.jsonl", workers=1, **settings)
+    assert (again.rows, again.checked, again.skipped, again.duplicates) == (5, 0, 3, 2)

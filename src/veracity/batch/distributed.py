@@ -34,8 +34,9 @@ ROWS_PER_WORKER = 2
 TASK_RETRIES = 1
 """Further tries of a row whose worker died while checking it (Ray restarts the worker first)."""
 
-Held = dict[str, "tuple[BatchRow, ObjectRef[dict[str, Any]]]"]
-"""The rows a worker is checking, by id, with the reference to their coming line."""
+Held = dict[tuple[str, str], "tuple[BatchRow, ObjectRef[dict[str, Any]]]"]
+"""The rows a worker is checking, by id and digest, with the reference to their coming line. Rows
+that share an id differ in digest, and the `Ledger` hands out each (id, digest) once."""
 
 Worker = Any
 """A Ray handle to a `RowWorker` actor. Ray types `.remote` only on methods decorated with
@@ -154,7 +155,7 @@ def _check_rows(pool: ActorPool, ledger: Ledger, limit: int) -> None:
 
     def dispatch(actor: Worker, row: BatchRow) -> ObjectRef[dict[str, Any]]:
         ref: ObjectRef[dict[str, Any]] = actor.check.remote(row)
-        held[row.id] = (row, ref)
+        held[row.id, row.digest] = (row, ref)
         return ref
 
     queued = 0
@@ -179,7 +180,7 @@ def _next_line(pool: ActorPool, held: Held) -> tuple[BatchRow, dict[str, Any]]:
     except ray.exceptions.RayError as error:
         _raise_configuration_error(error)
         return _lost_row(held)
-    row, _ = held.pop(record["id"])
+    row, _ = held.pop((record["id"], record["digest"]))
     return row, record
 
 
@@ -200,7 +201,8 @@ def _lost_row(held: Held) -> tuple[BatchRow, dict[str, Any]]:
         except ray.exceptions.RayError as error:
             _raise_configuration_error(error)
             row, _ = held.pop(refs[ref])
-            return row, {"id": row.id, "line": row.line, "error": f"the Ray worker checking it failed: {_brief(error)}"}
+            return row, {"id": row.id, "line": row.line, "digest": row.digest,
+                         "error": f"the Ray worker checking it failed: {_brief(error)}"}
     raise RuntimeError("a Ray check failed, but none of the rows in flight did")  # the pool and `held` disagree
 
 

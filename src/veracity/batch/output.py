@@ -1,34 +1,49 @@
 """The batch output file: JSONL, one line per row, appended as each row finishes.
 
 Each line is written whole with one write and flushed, so an interrupted run leaves a valid
-file; a last line cut short by a crash is removed when the file is opened again. The ids of
-the lines already there are the rows a rerun skips.
+file; a last line cut short by a crash is removed when the file is opened again. Each line
+names its row by id and digest (a hash of its text and source); the lines already there are
+the rows a rerun skips.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 
-def done_ids(path: Path) -> set[str]:
-    """Ids of the rows already in `path`; an unfinished last line is cut off first."""
+@dataclass(frozen=True)
+class WrittenLine:
+    """What a line already in the output says about its row: its input line and its digest."""
+
+    line: int | None
+    digest: str | None
+    """None in a line written before lines carried one: the row is then known by its id alone."""
+
+
+def done_rows(path: Path) -> dict[str, list[WrittenLine]]:
+    """The lines already in `path` by row id, in file order; an unfinished last line is cut off first."""
     if not path.exists():
-        return set()
+        return {}
     with path.open("rb+") as handle:
         data = handle.read()
         complete = data.rfind(b"\n") + 1
         if complete < len(data):
             handle.truncate(complete)
-    ids = set()
-    for line in data[:complete].splitlines():
+    rows: dict[str, list[WrittenLine]] = {}
+    for raw in data[:complete].splitlines():
         try:
-            ids.add(str(json.loads(line)["id"]))
-        except (ValueError, KeyError, TypeError):
+            record = json.loads(raw)
+            key = str(record["id"])
+        except (ValueError, KeyError, TypeError, RecursionError):
             continue
-    return ids
+        line, digest = record.get("line"), record.get("digest")
+        rows.setdefault(key, []).append(WrittenLine(line if isinstance(line, int) else None,
+                                                    digest if isinstance(digest, str) else None))
+    return rows
 
 
 class OutputFile:

@@ -1,8 +1,9 @@
 """The rows of a batch input: JSONL or CSV, one text per row, with an optional id and source text.
 
-A row's id is its ``id`` column when it has one, else a hash of its text and source, so a rerun
-recognises the rows it has already done. A row that cannot be used (bad JSON, no text) is still
-a row: it carries the problem, and the run records it instead of stopping.
+A row's id is its ``id`` column when it has one, else a hash of its text and source; its digest
+is always that hash. A row is known by both: a rerun recognises the rows it has already done,
+and two rows that share an id but not their text are told apart. A row that cannot be used (bad
+JSON, no text) is still a row: it carries the problem, and the run records it instead of stopping.
 """
 
 from __future__ import annotations
@@ -24,6 +25,11 @@ class BatchRow:
     text: str = ""
     source: str | None = None
     problem: str | None = None
+
+    @property
+    def digest(self) -> str:
+        """A hash of the row's text and source (`row_id`): what it says, whatever its id."""
+        return row_id(self.text, self.source)
 
 
 def row_id(text: str, source: str | None) -> str:

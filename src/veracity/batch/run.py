@@ -19,10 +19,13 @@ async def abatch(
 ) -> BatchSummary:
     """Check every row of `source` (a JSONL/CSV file or rows) and append one JSON line per row to `out`.
 
-    A line is ``{"id", "line", "report"}`` or, when the row could not be checked, ``{"id",
-    "line", "error"}``. Rows whose id is already in `out` are skipped, so rerunning after an
-    interruption finishes the job. At most `concurrency` checks run at once; rows are read as
-    they are needed, so memory stays flat however long the input. `settings` are
+    A line is ``{"id", "line", "digest", "report"}`` or, when the row could not be checked,
+    ``{"id", "line", "digest", "error"}``; the digest is a hash of the row's text and source.
+    Rows already in `out` (same id and digest) are skipped, so rerunning after an interruption
+    finishes the job. A row repeating an earlier one (same id, text and source) is counted as
+    a duplicate and not checked again; a row whose id an earlier row holds with another text
+    is written as an error line instead of being checked (see `Ledger`). At most `concurrency`
+    checks run at once; rows are read as they are needed. `settings` are
     `veracity.check`'s; a setting that cannot work at all (a missing API key) raises
     `ConfigurationError` before any row runs. `veracity.batch.batch_on_ray` does the same on
     Ray workers.
@@ -45,7 +48,7 @@ async def check_row(checker: Checker, row: BatchRow) -> dict[str, Any]:
 
     `ConfigurationError` is raised instead of recorded: it concerns every row, not this one.
     """
-    base: dict[str, Any] = {"id": row.id, "line": row.line}
+    base: dict[str, Any] = {"id": row.id, "line": row.line, "digest": row.digest}
     if row.problem is not None:
         return {**base, "error": row.problem}
     # A row with a source text is checked against it alone, whatever the run's search setting.

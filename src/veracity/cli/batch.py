@@ -21,10 +21,14 @@ IN: .jsonl (one object per line) or .csv (with a header); the text is in the
 'text' field (--text-field), with an optional 'id' and 'source' (a source text
 to check against, as `check --source`; it wins over --search).
 \b
-OUT: one JSON line per row, {"id", "line", "report"} or {"id", "line", "error"},
-appended as rows finish. Rerunning skips the rows already in OUT (by id, or by a
-hash of text and source), so an interrupted run (Ctrl-C) is finished by running
-it again.
+OUT: one JSON line per row, {"id", "line", "digest", "report"} or {"id", "line",
+"digest", "error"} (digest: a hash of the row's text and source), appended as
+rows finish. Rerunning skips the rows already in OUT (same id and digest), so an
+interrupted run (Ctrl-C) is finished by running it again. A row without an id
+gets the hash as its id. A row repeating an earlier one (same id, text and
+source) is counted as a duplicate and not checked twice; a row whose id an
+earlier row (or OUT) holds with another text is not checked: its line is an
+error naming the line that holds the id.
 \b
 --ray [ADDRESS]: check the rows on Ray workers instead (pip install
 'veracity[ray]'); OUT, resume, summary and exit codes stay the same. Without
@@ -105,12 +109,14 @@ def batch_command(in_file: Path, out_file: Path, summary_file: Path | None, conc
         except ConfigurationError as exc:
             err.print(f"[bold red]not configured:[/] {escape(str(exc))}", highlight=False)
             sys.exit(2)
-        progress.update(task, completed=summary.skipped + summary.checked)
+        progress.update(task, completed=summary.skipped + summary.checked + summary.duplicates)
     err.print(f"{summary.rows} row(s): {summary.checked} checked ({summary.failed} failed), {summary.skipped} "
-              f"already in {escape(str(out_file))}; {summary.claims} claim(s) in {summary.seconds:.1f} s",
-              highlight=False)
+              f"already in {escape(str(out_file))}, {summary.duplicates} duplicate(s); {summary.claims} claim(s) "
+              f"in {summary.seconds:.1f} s", highlight=False)
     for failure in summary.failures:
         err.print(f"  - {escape(failure)}", highlight=False)
+    for duplicate in summary.duplicate_lines:
+        err.print(f"  - {escape(duplicate)}", highlight=False)
     if summary_file is not None:
         write_summary(out_file, summary_file)
     sys.exit(3 if summary.failed else 0)

@@ -23,6 +23,7 @@ from veracity.kb import (
     KnowledgeBaseError,
 )
 from veracity.kb.paths import KB_ENV, unusable
+from veracity.kb.sources import demo_sources
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
@@ -101,9 +102,11 @@ class CliProgress(IngestProgress):
                        f"finish (lock: {escape(str(lock_path))})…[/]", highlight=False)
 
     def started(self, files: int, size: int = 0) -> None:
-        """Start the bar (terminal only)."""
-        self.total = files
-        self.began = time.perf_counter()
+        """Start the bar (terminal only). A second ingest reported here (the files after the demo notes) adds on."""
+        self.stop()
+        self.total = self.done + files
+        if not self.done:
+            self.began = time.perf_counter()
         if self.err.is_terminal:
             from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -114,7 +117,8 @@ class CliProgress(IngestProgress):
                 console=self.err, transient=True,
             )
             self.bar.start()
-            self.task = self.bar.add_task("", total=size or None, files=0, of=files, chunks=0, rate="")
+            self.task = self.bar.add_task("", total=size or None, files=self.done, of=self.total, chunks=self.chunks,
+                                          rate="")
 
     def file_started(self, key: str, size: int = 0) -> None:
         """Show the file being read."""
@@ -180,13 +184,16 @@ def ingest_command(
     """Add documents to the local knowledge base searched by the `kb` evidence backend.
 
     PATHs are files or folders (searched recursively) of .txt, .md, .html/.htm and .pdf. Other
-    files are skipped with a note; hidden files and folders are ignored. A file unchanged since
+    files are skipped with a note, FIFOs, devices and sockets without being opened; hidden files
+    and folders are ignored. A file unchanged since
     it was last ingested is left as is; a changed file replaces its old version. Text that is
     not UTF-8 is read with replacement characters, and files over 20 MB are read as a stream.
 
     The default knowledge base starts with a few demo notes (whether the first command is a
     check or an ingest); plain ingest adds to them, and --replace starts over. A new folder
-    given with --kb holds only what you give it (add --demo for the notes).
+    given with --kb holds only what you give it (add --demo for the notes). A first ingest
+    that fails or is interrupted leaves the knowledge base as a new one starts: the demo notes
+    at the default location, empty elsewhere.
 
     \b
     Examples:
@@ -198,10 +205,16 @@ def ingest_command(
     if not paths and not demo:
         raise click.UsageError("give the files or folders to ingest (or --demo for the demo notes)")
     kb = KnowledgeBase(kb_path)
-    if kb_path is None and not replace and not kb.exists():
-        demo = True  # the default knowledge base starts with the demo notes, as a first check would
     progress = CliProgress(err, kb.path)
+    began = time.perf_counter()
+    seeded: list[FileResult] = []
     try:
+        if kb_path is None and not replace and not kb.exists():
+            # The default knowledge base starts with the demo notes, as a first check would. They are
+            # indexed on their own first, so an ingest of the files that fails leaves them.
+            seeded = kb.ingest_sources(demo_sources(), chunk_tokens=chunk_tokens, overlap_tokens=overlap_tokens,
+                                       progress=progress).results
+            demo = False
         report = kb.ingest(paths, replace=replace, demo=demo, chunk_tokens=chunk_tokens,
                            overlap_tokens=overlap_tokens, progress=progress)
     except (KnowledgeBaseError, ValueError) as exc:
@@ -209,9 +222,12 @@ def ingest_command(
         _fail(err, exc)
     except KeyboardInterrupt:
         progress.stop()
-        err.print("[bold red]interrupted:[/] the knowledge base is unchanged", highlight=False)
+        err.print("[bold red]interrupted:[/] the files given were not indexed; the knowledge base is as it was "
+                  "before them", highlight=False)
         sys.exit(EXIT_INTERRUPTED)
     progress.stop()
+    if seeded:
+        report = IngestReport([*seeded, *report.results], time.perf_counter() - began)
     _print_report(Console(), kb.path, report, "Indexed into" if report.changed else "Nothing changed in")
     sys.exit(EXIT_SKIPPED if report.with_status("skipped") else EXIT_OK)
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from veracity.kb.chunking import Chunk, ChunkSettings, chunk_stream
 from veracity.kb.loaders import STREAM_THRESHOLD, LoadedDocument, SkipDocument, load
-from veracity.kb.sources import Skipped, Source
+from veracity.kb.sources import NotRegularFile, Skipped, Source
 from veracity.kb.vectors import mean_vector
 from veracity.offline.sentences import Sentence, split_sentences
 
@@ -303,6 +303,8 @@ class Ingester:
 
 
 def _reason(exc: BaseException) -> str:
+    if isinstance(exc, NotRegularFile):
+        return str(exc)
     if isinstance(exc, OSError):
         return f"cannot read: {exc.strerror or exc}"
     return str(exc)

@@ -9,8 +9,11 @@
         sentences.npy       float16 sentence vectors, one row per sentence of every chunk
         bm25/ bm25_ids.npy  bm25s index over chunk texts, and the chunk id of each of its rows
 
-An update writes a new generation next to the current one and then replaces the manifest
-(an atomic rename), so a crash part-way leaves the previous index untouched.
+An update writes a new generation next to the current one, in a folder `gen-<id>.partial`
+that is renamed `gen-<id>` once complete, and then replaces the manifest (an atomic rename),
+so a crash part-way leaves the previous index untouched. A `.partial` folder is never a
+knowledge base: a first ingest that was killed leaves a folder that is not one yet, rather
+than one that cannot be used; the next ingest deletes it.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ FORMAT_VERSION = 1
 
 MANIFEST_NAME = "manifest.json"
 GENERATION_PREFIX = "gen-"
+PARTIAL_SUFFIX = ".partial"
+"""Ends the name of a generation folder still being written."""
 TEMPORARY_PREFIX = ".manifest-"
 TOKEN_COUNT = "approximate: max(words x 1.3, characters / 4)"
 
@@ -112,10 +117,11 @@ class Manifest:
 
 
 def is_knowledge_base(kb: Path) -> bool:
-    """Whether `kb` holds a knowledge base (complete or not)."""
+    """Whether `kb` holds a knowledge base (usable or not); a generation still being written is not one."""
     if (kb / MANIFEST_NAME).exists():
         return True
-    return kb.is_dir() and any(p.name.startswith(GENERATION_PREFIX) for p in kb.iterdir())
+    return kb.is_dir() and any(p.name.startswith(GENERATION_PREFIX) and not p.name.endswith(PARTIAL_SUFFIX)
+                               for p in kb.iterdir())
 
 
 def _typed(name: str, value: object, annotation: str) -> int | str:

@@ -234,6 +234,8 @@ class KnowledgeBase:
         `replace` rebuilds the knowledge base from these documents only (it also repairs a damaged
         one); otherwise they are added: unchanged files are skipped, changed ones replaced.
         `demo` adds the bundled demo notes. Chunk settings not given are the knowledge base's own.
+        A knowledge base that does not exist yet is created empty first, so an ingest that fails
+        or is interrupted leaves an empty one. FIFOs, devices and sockets are skipped unopened.
         """
         sources, skipped = discover(paths)
         if demo:
@@ -241,14 +243,18 @@ class KnowledgeBase:
         return self.ingest_sources(
             sources, skipped=[skipped_result(s) for s in skipped], replace=replace, chunk_tokens=chunk_tokens,
             overlap_tokens=overlap_tokens, progress=progress, stream_threshold=stream_threshold,
-            lock_timeout=lock_timeout,
+            lock_timeout=lock_timeout, create_empty=True,
         )
 
     def ingest_sources(self, sources: Sequence[Source], *, skipped: Sequence[FileResult] = (),
                        replace: bool = False, chunk_tokens: int | None = None, overlap_tokens: int | None = None,
                        progress: IngestProgress | None = None, stream_threshold: int = STREAM_THRESHOLD,
-                       lock_timeout: float | None = None) -> IngestReport:
-        """Index the given sources (see `ingest`); `skipped` are reported as they are."""
+                       lock_timeout: float | None = None, create_empty: bool = False) -> IngestReport:
+        """Index the given sources (see `ingest`); `skipped` are reported as they are.
+
+        With `create_empty`, a knowledge base that does not exist yet is first created empty.
+        Without it (as when the demo notes are seeded) an ingest that fails leaves none.
+        """
         progress = progress or IngestProgress()
         started = time.perf_counter()
         self._check_folder()
@@ -265,6 +271,8 @@ class KnowledgeBase:
             progress.started(len(sources) + len(skipped), sum(source.size for source in sources))
             for result in skipped:
                 progress.file_finished(result)
+            if create_empty and previous is None and not self.exists():
+                self._builder(None, settings).commit()
             builder = self._builder(previous, settings)
             try:
                 ingester = Ingester(builder, self._ingest_embedder(), settings=settings, progress=progress,

@@ -1,7 +1,9 @@
 """Write the next generation of the index: copy the current one, apply changes, then switch the manifest.
 
 Nothing the current generation holds is modified, so readers keep working while a builder runs,
-and an ingest that fails or is interrupted leaves the knowledge base exactly as it was.
+and an ingest that fails or is interrupted leaves the knowledge base exactly as it was. The new
+generation is written in a `.partial` folder, renamed when complete: one killed part-way is
+never taken for a knowledge base (see `manifest.py`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from veracity.kb.lexical import build_lexical
 from veracity.kb.manifest import (
     FORMAT_VERSION,
     GENERATION_PREFIX,
+    PARTIAL_SUFFIX,
     TEMPORARY_PREFIX,
     TOKEN_COUNT,
     GenerationFiles,
@@ -66,7 +69,8 @@ class GenerationBuilder:
         self.dimensions = dimensions
         self.changed = False
         self._committed = False
-        self.files = GenerationFiles(kb / f"{GENERATION_PREFIX}{uuid.uuid4().hex[:12]}")
+        self._generation = f"{GENERATION_PREFIX}{uuid.uuid4().hex[:12]}"
+        self.files = GenerationFiles(kb / f"{self._generation}{PARTIAL_SUFFIX}")  # renamed by `commit`
         self.files.folder.mkdir(parents=True)
         self._open: tuple[int, list[int], list[int]] | None = None  # document id, old chunk ids, new chunk ids
         # Dense ids of deleted chunks, removed in one pass by `commit`: each removal scans the whole index.
@@ -226,6 +230,9 @@ class GenerationBuilder:
         faiss.write_index(self._dense, str(self.files.dense))
         _sync_files(self.files.folder)
         records = record_files(self.files.folder)
+        complete = GenerationFiles(self.kb / self._generation)
+        self.files.folder.rename(complete.folder)
+        self.files = complete
         now = utc_now()
         manifest = Manifest(
             format_version=FORMAT_VERSION, model_id=self.model_id, dimensions=self.dimensions,
