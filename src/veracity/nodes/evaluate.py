@@ -16,10 +16,11 @@ from veracity.progress import ProgressEvent, emit
 from veracity.state import ClaimInput, FactCheckState
 
 
-def evaluate(state: FactCheckState, *, allow_snippet_citations: bool = False) -> Evaluation:
+def evaluate(state: FactCheckState, *, allow_snippet_citations: bool = False, verify_pages: bool = True) -> Evaluation:
     """Apply the report rules to the state and list every issue found.
 
-    A decisive web verdict whose quote was not found on its fetched page is an issue unless
+    A decisive web verdict whose quote was not found on its fetched page, or whose page was
+    not checked at all although `verify_pages` asked for it, is an issue unless
     `allow_snippet_citations`: the verdict then rests on the search engine's snippet alone.
     """
     issues: list[EvaluationIssue] = []
@@ -58,11 +59,11 @@ def evaluate(state: FactCheckState, *, allow_snippet_citations: bool = False) ->
                     code="unverified_citation", claim_id=claim_id, revisable=True,
                     message=f"{claim_id} is {verdict.label} without a verified citation: {problem}",
                 ))
-            elif verdict.page is not None and not verdict.page.verified and not allow_snippet_citations:
+            elif not allow_snippet_citations and (problem := page_problem(
+                    verdict, evidence.get(claim_id, []), verify_pages=verify_pages)):
                 issues.append(EvaluationIssue(
                     code="citation_not_on_page", claim_id=claim_id, revisable=False,
-                    message=f"{claim_id} is {verdict.label}, but its citation was not verified on the page "
-                            f"{verdict.page.url}: {verdict.page.reason} ({verdict.page.outcome})",
+                    message=f"{claim_id} is {verdict.label}, but {problem}",
                 ))
 
     if state.get("source_mode"):
@@ -82,6 +83,23 @@ def evaluate(state: FactCheckState, *, allow_snippet_citations: bool = False) ->
                 message=f"verdict for unknown claim {claim_id}",
             ))
     return Evaluation(passed=not issues, issues=issues)
+
+
+def page_problem(verdict: Verdict, evidence: list[Evidence], *, verify_pages: bool) -> str | None:
+    """Why a decisive verdict's cited page does not back it, or None: a page that failed, or none checked.
+
+    A verdict quoting a web result must have had its page checked when `verify_pages` is on,
+    whatever its URL looks like; a page check that did not confirm the quote is a problem either way.
+    """
+    page = verdict.page
+    if page is not None:
+        if page.verified:
+            return None
+        return f"its citation was not verified on the page {page.url}: {page.reason} ({page.outcome})"
+    cited = next((item for item in evidence if item.id == verdict.evidence_id), None)
+    if verify_pages and cited is not None and cited.backend == "web":
+        return f"its cited page {cited.url or '(no URL)'} was not checked"
+    return None
 
 
 def decisive_problem(claim: Claim, verdict: Verdict, evidence: list[Evidence]) -> str | None:
@@ -109,7 +127,8 @@ def decisive_problem(claim: Claim, verdict: Verdict, evidence: list[Evidence]) -
 def evaluate_report(state: FactCheckState, runtime: Runtime[Context]) -> FactCheckState:
     """Evaluate the report so far and record the outcome in the trace."""
     watch = Stopwatch()
-    evaluation = evaluate(state, allow_snippet_citations=runtime.context.allow_snippet_citations)
+    evaluation = evaluate(state, allow_snippet_citations=runtime.context.allow_snippet_citations,
+                          verify_pages=runtime.context.verify_pages)
     record = TraceRecord(
         step=EVALUATE_REPORT, attempt=state.get("revision", 0) + 1,
         outcome="ok" if evaluation.passed else "failed",

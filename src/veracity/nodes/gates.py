@@ -328,7 +328,7 @@ def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> Command[AfterV
         )
         emit_verdict(state, verdict, evidence)
         return Command(
-            goto=VERIFY_PAGE if page_to_check(verdict, evidence, runtime.context) else END,
+            goto=VERIFY_PAGE if page_to_check(verdict, evidence, runtime.context) is not None else END,
             update={"verdicts": {claim_id: verdict}, "judge_failures": {claim_id: None}, "trace": [record]},
         )
 

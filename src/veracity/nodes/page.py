@@ -15,13 +15,17 @@ from veracity.state import ClaimState, ClaimUpdate, evidence_for
 
 
 def page_to_check(verdict: Verdict, evidence: list[Evidence], context: Context) -> str | None:
-    """The URL to fetch for `verdict`, or None: only supported/refuted verdicts quoting a web result."""
+    """The cited URL of a supported/refuted verdict quoting a web result, as given; None when no page is due.
+
+    Whatever the URL is (upper-case scheme, ``file:``, relative, empty), the page check runs and
+    says whether and why it was not fetched: a web verdict never skips it silently.
+    """
     if not context.verify_pages or verdict.label == "unverifiable" or not verdict.citation_verified:
         return None
     cited = next((item for item in evidence if item.id == verdict.evidence_id), None)
-    if cited is None or cited.backend != "web" or not cited.url:
+    if cited is None or cited.backend != "web":
         return None
-    return cited.url if cited.url.startswith(("http://", "https://")) else None
+    return cited.url or ""
 
 
 def fetch_settings(context: Context) -> FetchSettings:
@@ -37,7 +41,7 @@ async def verify_page(state: ClaimState, runtime: Runtime[Context]) -> ClaimUpda
     watch = Stopwatch()
     claim = state["claim"]
     verdict = state["verdicts"][claim.id]
-    url = page_to_check(verdict, evidence_for(state), runtime.context) or ""
+    url = page_to_check(verdict, evidence_for(state), runtime.context) or ""  # routed here only when one is due
     try:
         page = await check_page(claim.text, verdict, url, fetch_settings(runtime.context))
     except Exception as exc:  # a page check must never cost the verdict; it is recorded as failed
