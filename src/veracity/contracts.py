@@ -388,6 +388,9 @@ class Report(BaseModel):
     revisions: int = Field(default=0, description="How many revise rounds ran.")
     mode: str = Field(default="", description="How the check ran, e.g. 'llm+web' or 'offline+kb'.")
     model: str = Field(default="", description="The model that extracted and judged: its name, or 'offline'.")
+    judge_version: str | None = Field(
+        default=None, description="For an offline check, the offline judge's version (`veracity verify` re-judges "
+                                  "with it); None when a chat model judged.")
     evidence_coverage: float | None = Field(
         default=None, description="Supported claims / all claims (a heuristic; refuted claims lower it)."
     )

@@ -1,110 +1,133 @@
-"""Re-check a saved report without a model or a search: quotes, computations, counts, and optionally pages.
+"""Re-check a saved report without a model or a search: structure, quotes, computations, judgements, pages.
 
 Everything a verdict claims to rest on is in the report: the quote and the evidence it cites,
 the inputs and date of a computation, the hash of the page it was read from. `verify_report`
 checks each again:
 
-* every quote of a supported or refuted verdict occurs in the evidence item it cites;
+* the report is whole and consistent (`structure`): one verdict per claim, and the counts,
+  evaluation, `ok`, `passed` and reliability scores as the project's own rules compute them;
+* every supported or refuted verdict has a quote that occurs in the evidence item it cites
+  (plain arithmetic, which cites nothing, is computed again from the claim instead);
 * every computation gives the same label and the same steps when run again on the stored
   evidence and date;
-* the summary counts match the verdicts;
+* an offline report's judged verdicts come out the same from the offline judge (`rejudge`);
 * with a snapshots folder, each kept page still has its recorded hash and still carries the
   quote; with `live`, each cited page is fetched again and must still carry it.
+
+The signature of a written report is checked apart, by `signing.check_signature`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import datetime
 import hashlib
-from dataclasses import dataclass
+import json
 from pathlib import Path
 
+from veracity.audit.files import FileRefused, name_inside, read_regular_file
+from veracity.audit.findings import Finding
+from veracity.audit.rejudge import rejudge_findings
+from veracity.audit.structure import evidence_by_claim, structure_findings
 from veracity.calculator import calculate
-from veracity.citations import quote_problem
-from veracity.contracts import PAGE_VERIFIED, Report, Verdict
+from veracity.contracts import PAGE_VERIFIED, Claim, Evidence, Report, Verdict
 from veracity.nodes.calculate import computation_of
+from veracity.nodes.evaluate import decisive_problem
 from veracity.pages import FetchSettings, check_page, examine_page
+from veracity.pages.body import decode_page
+
+__all__ = ["MAX_SNAPSHOT_BYTES", "Finding", "verify_report"]
+
+MAX_SNAPSHOT_BYTES = 64_000_000
+"""A kept page larger than this is refused, not read (pages are cut at 5 MB when fetched by default)."""
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One thing checked: what, about which claim, and whether it still holds."""
+async def verify_report(report: Report, *, raw: bytes | None = None, snapshots: Path | None = None,
+                        live: bool = False, settings: FetchSettings | None = None,
+                        rejudge: bool = True) -> list[Finding]:
+    """Every finding for `report`; none holds false when the report is intact (and its pages unchanged).
 
-    claim_id: str | None
-    what: str
-    holds: bool
-
-
-async def verify_report(report: Report, *, snapshots: Path | None = None, live: bool = False,
-                        settings: FetchSettings | None = None) -> list[Finding]:
-    """Every finding for `report`; none holds false when the report is intact (and its pages unchanged)."""
-    findings = [_counts(report)]
+    `raw` is the report file as read: given, the file must hold nothing but the report (a field
+    the model would ignore, such as an edited ``passed``, shows). With `rejudge`, an offline
+    report's judged verdicts are judged again and its support scores computed again.
+    """
+    written = json.loads(raw) if raw is not None else None
+    findings = await asyncio.to_thread(structure_findings, report, written, scores=rejudge)
+    claims = {claim.id: claim for claim in report.claims}
+    evidence = evidence_by_claim(report)
     for verdict in report.verdicts:
-        findings += _verdict_findings(report, verdict, snapshots)
+        claim = claims.get(verdict.claim_id)
+        if claim is None:
+            continue  # already a failure of the report's structure
+        findings += _verdict_findings(claim, verdict, evidence.get(claim.id, []), snapshots)
         if live and verdict.page is not None:
-            findings.append(await _live(report, verdict, settings or FetchSettings()))
+            findings.append(await _live(claim, verdict, settings or FetchSettings()))
+    if rejudge:
+        findings += await asyncio.to_thread(rejudge_findings, report)
     return findings
 
 
-def _counts(report: Report) -> Finding:
-    labels = [verdict.label for verdict in report.verdicts]
-    summary = report.summary
-    counted = (summary.supported, summary.refuted, summary.unverifiable)
-    actual = (labels.count("supported"), labels.count("refuted"), labels.count("unverifiable"))
-    what = (f"summary counts match the verdicts ({actual[0]} supported, {actual[1]} refuted, {actual[2]} unverifiable)"
-            if counted == actual else f"summary says {counted} supported/refuted/unverifiable, the verdicts {actual}")
-    return Finding(None, what, counted == actual)
-
-
-def _verdict_findings(report: Report, verdict: Verdict, snapshots: Path | None) -> list[Finding]:
+def _verdict_findings(claim: Claim, verdict: Verdict, evidence: list[Evidence],
+                      snapshots: Path | None) -> list[Finding]:
     found: list[Finding] = []
-    claim = next((c for c in report.claims if c.id == verdict.claim_id), None)
-    if claim is None:
-        return [Finding(verdict.claim_id, "the verdict's claim is not in the report", False)]
-    cited = report.cited_evidence(verdict)
-    if verdict.label != "unverifiable" and verdict.quote:
-        if cited is None:
-            found.append(Finding(claim.id, f"cited evidence {verdict.evidence_id!r} is not in the report", False))
-        else:
-            problem = quote_problem(verdict.quote, cited.text)
-            found.append(Finding(claim.id, f"quote is in {cited.id}" if problem is None
-                                 else f"{problem} ({cited.id})", problem is None))
-    if verdict.computation is not None and verdict.computation.today is not None:
-        evidence = [item for item in report.evidence if item.claim_id == claim.id]
-        try:
-            answer = calculate(claim.text, evidence, verdict.computation.today)
-        except Exception as error:  # a report that crashes the calculator does not hold
-            return [*found, Finding(claim.id, f"computation cannot be run again: {type(error).__name__}", False)]
-        again = computation_of(answer) if answer is not None else None
-        same = answer is not None and answer.label == verdict.label and again is not None \
-            and again.text == verdict.computation.text
-        found.append(Finding(claim.id, "computation gives the same result when run again" if same else
-                             f"computation run again gives {answer.label + ': ' + answer.text if answer else 'nothing'}"
-                             f", not {verdict.label}: {verdict.computation.text}", same))
+    if verdict.label != "unverifiable":
+        found.append(_citation(claim, verdict, evidence))
+    if verdict.computation is not None:
+        found.append(_computation(claim, verdict, evidence))
     if snapshots is not None and verdict.page is not None and verdict.page.snapshot:
-        found.append(_snapshot(claim.id, claim.text, verdict, snapshots / verdict.page.snapshot))
+        found.append(_snapshot(claim, verdict, snapshots))
     return found
 
 
-def _snapshot(claim_id: str, claim_text: str, verdict: Verdict, path: Path) -> Finding:
-    page = verdict.page
-    assert page is not None
+def _citation(claim: Claim, verdict: Verdict, evidence: list[Evidence]) -> Finding:
+    """A decisive verdict's citation, by the rule the check itself applied (`decisive_problem`)."""
+    problem = decisive_problem(claim, verdict, evidence)
+    arithmetic = verdict.computation is not None and not verdict.computation.inputs
+    if problem is not None:
+        return Finding(claim.id, f"{verdict.label}, but {problem}", False)
+    if arithmetic:
+        return Finding(claim.id, "arithmetic gives the same label when computed again from the claim", True)
+    return Finding(claim.id, f"quote is in {verdict.evidence_id}", True)
+
+
+def _computation(claim: Claim, verdict: Verdict, evidence: list[Evidence]) -> Finding:
+    computation = verdict.computation
+    assert computation is not None
+    today = computation.today or datetime.date.today()
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        return Finding(claim_id, f"snapshot {path.name} cannot be read: {exc.strerror or exc}", False)
+        answer = calculate(claim.text, evidence, today)
+    except Exception as error:  # a report that crashes the calculator does not hold
+        return Finding(claim.id, f"computation cannot be run again: {type(error).__name__}", False)
+    again = computation_of(answer) if answer is not None else None
+    same = answer is not None and answer.label == verdict.label and again is not None \
+        and again.text == computation.text
+    if same:
+        return Finding(claim.id, "computation gives the same result when run again", True)
+    result = f"{answer.label}: {answer.text}" if answer is not None else "nothing"
+    return Finding(claim.id, f"computation run again gives {result}, not {verdict.label}: {computation.text}", False)
+
+
+def _snapshot(claim: Claim, verdict: Verdict, folder: Path) -> Finding:
+    """The kept page named on the verdict, read only as a regular file inside `folder` and within the size cap."""
+    page = verdict.page
+    assert page is not None and page.snapshot is not None
+    name = page.snapshot
+    try:
+        path = name_inside(folder, name)
+        raw = read_regular_file(path, MAX_SNAPSHOT_BYTES)
+    except FileRefused as refused:
+        return Finding(claim.id, f"snapshot {name!r} is refused: it {refused}", False)
     if hashlib.sha256(raw).hexdigest() != page.sha256:
-        return Finding(claim_id, f"snapshot {path.name} does not match its recorded hash", False)
+        return Finding(claim.id, f"snapshot {name} does not match its recorded hash", False)
     content_type = "text/plain" if path.suffix == ".txt" else "text/html"
-    outcome, *_ = examine_page(claim_text, verdict, raw.decode("utf-8", "replace"), content_type)
+    outcome, *_ = examine_page(claim.text, verdict, decode_page(raw, None).text, content_type)
     holds = outcome in PAGE_VERIFIED
-    return Finding(claim_id, f"snapshot {path.name} carries the quote ({outcome})" if holds
-                   else f"snapshot {path.name} does not carry the quote ({outcome})", holds)
+    return Finding(claim.id, f"snapshot {name} carries the quote ({outcome})" if holds
+                   else f"snapshot {name} does not carry the quote ({outcome})", holds)
 
 
-async def _live(report: Report, verdict: Verdict, settings: FetchSettings) -> Finding:
+async def _live(claim: Claim, verdict: Verdict, settings: FetchSettings) -> Finding:
     page = verdict.page
     assert page is not None
-    claim = next(c for c in report.claims if c.id == verdict.claim_id)
     again = await check_page(claim.text, verdict, page.url, settings)
-    holds = again.verified
-    return Finding(claim.id, f"live page {page.url}: {again.outcome}: {again.reason}", holds)
+    return Finding(claim.id, f"live page {page.url}: {again.outcome}: {again.reason}", again.verified)

@@ -347,4 +347,8 @@ def check_command(
                       f"{escape(exc.strerror or str(exc))}", highlight=False)
             sys.exit(EXIT_USAGE)
         err.print(f"wrote {', '.join(escape(str(path)) for path in written)}", highlight=False)
+        from veracity.audit.signing import local_public_key_path
+
+        err.print(f"[dim]signed; to verify elsewhere: veracity verify --key {escape(str(local_public_key_path()))} "
+                  "REPORT[/]", highlight=False)
     sys.exit(exit_code(report))

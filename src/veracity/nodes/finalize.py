@@ -17,6 +17,8 @@ from veracity.contracts import (
 )
 from veracity.nodes.names import FINALIZE_REPORT
 from veracity.nodes.timing import Stopwatch
+from veracity.offline.judge.version import offline_judge_version
+from veracity.runtime.modes import OFFLINE
 from veracity.scores import reliability, support_scores
 from veracity.state import FactCheckState
 
@@ -80,6 +82,7 @@ def build_report(state: FactCheckState, scores: dict[str, float | None] | None =
         revisions=state.get("revision", 0),
         mode=state.get("mode", ""),
         model=state.get("model", ""),
+        judge_version=offline_judge_version() if state.get("model") == OFFLINE else None,
         message=state.get("message"),
         evidence_coverage=scored.evidence_coverage,
         average_similarity=scored.average_similarity,
