@@ -39,7 +39,7 @@ import argparse
 import json
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -515,26 +515,36 @@ def computed_outcomes(cases: Path = COMPUTED_CASES, today: str = COMPUTED_TODAY)
     import tempfile
 
     from veracity.calculator import calculate
-    from veracity.contracts import Evidence
     from veracity.kb import KnowledgeBase
     from veracity.kb.seeding import ensure_demo
-    from veracity.offline.extract import extract_claims_offline
 
     kb = KnowledgeBase(Path(tempfile.mkdtemp(prefix="veracity-computed-")) / "kb")
     ensure_demo(kb)
     outcomes = []
-    for line in cases.read_text(encoding="utf-8").splitlines():
-        case = json.loads(line)
-        claims = extract_claims_offline(case["text"])["claims"]
-        if len(claims) != 1:
-            continue
-        claim = claims[0]["claim"]
-        evidence = [Evidence(id=f"c1-e{n}", claim_id="c1", backend="kb", **hit.model_dump())
-                    for n, hit in enumerate(kb.search(claim, 5), 1)]
-        answer = calculate(claim, evidence, datetime.date.fromisoformat(today))
+    for case, claim in single_claim_cases(cases):
+        answer = calculate(claim, numbered_evidence("kb", kb.search(claim, 5)), datetime.date.fromisoformat(today))
         if answer is not None:
             outcomes.append((answer.label, case["label"]))
     return outcomes
+
+
+def single_claim_cases(cases: Path) -> Iterator[tuple[dict, str]]:
+    """Each case of a JSONL file with the one claim the offline splitter finds in its text (others are left out)."""
+    from veracity.offline.extract import extract_claims_offline
+
+    for line in cases.read_text(encoding="utf-8").splitlines():
+        case = json.loads(line)
+        claims = extract_claims_offline(case["text"])["claims"]
+        if len(claims) == 1:
+            yield case, claims[0]["claim"]
+
+
+def numbered_evidence(backend: str, hits: Sequence) -> list:
+    """Search hits as the evidence items of claim c1, numbered as a check numbers them."""
+    from veracity.contracts import Evidence
+
+    return [Evidence(id=f"c1-e{n}", claim_id="c1", backend=backend, **hit.model_dump())
+            for n, hit in enumerate(hits, 1)]
 
 
 PERMISSION_CASES = ROOT / "benchmarks" / "data" / "permission_cases.jsonl"
@@ -549,23 +559,14 @@ def permission_outcomes(cases: Path = PERMISSION_CASES) -> list[tuple[str, str, 
     """
     import asyncio
 
-    from veracity.contracts import Evidence
     from veracity.evidence.source import SourceTextBackend
-    from veracity.offline.extract import extract_claims_offline
     from veracity.offline.judge.entailment_judge import EntailmentJudge
 
     judge = EntailmentJudge()
     outcomes = []
-    for line in cases.read_text(encoding="utf-8").splitlines():
-        case = json.loads(line)
-        claims = extract_claims_offline(case["text"])["claims"]
-        if len(claims) != 1:
-            continue
-        claim = claims[0]["claim"]
+    for case, claim in single_claim_cases(cases):
         hits = asyncio.run(SourceTextBackend(case["source"]).search(claim, limit=5))
-        evidence = [Evidence(id=f"c1-e{n}", claim_id="c1", backend="source", **hit.model_dump())
-                    for n, hit in enumerate(hits, 1)]
-        decision = judge.assess(claim, evidence).decision
+        decision = judge.assess(claim, numbered_evidence("source", hits)).decision
         outcomes.append((decision.label if decision.basis == "permission" else "", case["label"], case["part"]))
     return outcomes
 

@@ -17,11 +17,13 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 from pytest_socket import enable_socket, socket_allow_hosts
+
+from tests.integration.loopback import LoopbackHTTPServer
 
 LOOPBACK = ["127.0.0.1", "127.0.0.2", "localhost"]
 """Where tests may connect: the loopback interface (127.0.0.2 hosts a second web server for the address guard)."""
@@ -50,7 +52,7 @@ Route = Callable[[RecordedRequest], tuple[int, Any]]
 """Answers a request with an HTTP status and a JSON-serialisable body."""
 
 
-class ScriptedServer:
+class ScriptedServer(LoopbackHTTPServer):
     """A threaded HTTP server on 127.0.0.1 that answers POSTs from `routes` and records them.
 
     A route that raises is answered with HTTP 500 and its exception is kept in `errors`,
@@ -62,28 +64,12 @@ class ScriptedServer:
         self.requests: list[RecordedRequest] = []
         self.errors: list[BaseException] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
+        super().__init__(self._handler_class())
 
     @property
     def base_url(self) -> str:
         """The server's root URL, e.g. 'http://127.0.0.1:54321'."""
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def start(self) -> ScriptedServer:
-        """Start serving in a background thread."""
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving and release the listening socket."""
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
+        return self.origin
 
     def received(self, path: str) -> list[RecordedRequest]:
         """The requests received on `path`, in arrival order."""
@@ -343,7 +329,7 @@ class Page:
     delay: float = 0.0
 
 
-class PageServer:
+class PageServer(LoopbackHTTPServer):
     """A threaded web server on loopback (127.0.0.1 unless `host` says) serving `pages` by path (GET)."""
 
     def __init__(self, host: str = "127.0.0.1") -> None:
@@ -372,16 +358,12 @@ class PageServer:
             def log_message(self, format: str, *args: Any) -> None:
                 """Keep test output quiet."""
 
-        self._httpd = ThreadingHTTPServer((host, 0), Handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        super().__init__(Handler, host)
 
     @property
     def base_url(self) -> str:
         """The server's root URL."""
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return self.origin
 
     def serve_results(self, results: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
         """Serve each search result's content as an article page; the results, pointing at those pages."""
@@ -396,14 +378,6 @@ class PageServer:
                 served[query].append({**item, "url": self.base_url + path})
         return served
 
-    def __enter__(self) -> PageServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
 
 
 @pytest.fixture

@@ -13,13 +13,14 @@ import threading
 import time
 import tracemalloc
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 
 import veracity
 from tests.integration.conftest import LOOPBACK, OPENAI_KEY
+from tests.integration.loopback import LoopbackHTTPServer
 from veracity.contracts import GateFailure
 
 pytestmark = pytest.mark.integration
@@ -29,7 +30,7 @@ MEGABYTE = b"x" * (1 << 20)
 ANSWER_MEGABYTES = 50
 
 
-class FloodServer:
+class FloodServer(LoopbackHTTPServer):
     """Answers every chat completion with a 50 MB one: plainly, with its length declared, or as a gzip bomb."""
 
     def __init__(self, *, declare_length: bool = False, gzip_bomb: bool = False) -> None:
@@ -77,25 +78,12 @@ class FloodServer:
             def log_message(self, format: str, *args: Any) -> None:
                 """Keep test output quiet."""
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        super().__init__(Handler)
 
     @property
     def base_url(self) -> str:
         """What `OPENAI_BASE_URL` should be set to."""
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    def __enter__(self) -> FloodServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
+        return self.origin + "/v1"
 
 
 @pytest.fixture

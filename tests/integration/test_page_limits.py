@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import threading
 import time
 import tracemalloc
 import zlib
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 
 import veracity
 from tests.integration.conftest import FakeOpenAI, FakeTavily, Page, PageServer
+from tests.integration.loopback import LoopbackHTTPServer
 from veracity.contracts import PageCheck, Verdict
 from veracity.pages import AddressPolicy, FetchSettings, check_page
 
@@ -30,7 +30,7 @@ FILLER = b"<p>Harbour news of no interest to this claim, repeated to fill a very
 Handler = Callable[[BaseHTTPRequestHandler], None]
 
 
-class MisbehavingServer:
+class MisbehavingServer(LoopbackHTTPServer):
     """A loopback web server whose pages are handlers writing straight to the socket (headers, drips, floods)."""
 
     def __init__(self) -> None:
@@ -48,23 +48,11 @@ class MisbehavingServer:
             def log_message(self, format: str, *args: Any) -> None:
                 """Keep test output quiet."""
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Dispatch)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        super().__init__(Dispatch)
 
     def url(self, path: str) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}{path}"
-
-    def __enter__(self) -> MisbehavingServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
+        """The URL of `path` on this server."""
+        return self.origin + path
 
 
 @pytest.fixture
