@@ -72,11 +72,11 @@ import veracity
 from veracity.citations import quote_problem
 from veracity.context import Context
 from veracity.contracts import Evidence, ExtractionOutput, JudgeOutput, SearchHit
+from veracity.llm.calls import ask_structured
 from veracity.nodes.extract import extraction_messages
 from veracity.nodes.gates import claims_from_output
 from veracity.nodes.judge import format_evidence
 from veracity.prompts.judge import JUDGE_PROMPT
-from veracity.runtime.models import ask_structured
 from veracity.testing import ScriptedChatModel, count_tokens, prompt_text
 
 TARGET_RATIO = 1.15

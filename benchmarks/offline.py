@@ -672,7 +672,7 @@ def isolated_costs(kb_path: str, paragraphs: list[str]) -> dict:
     from veracity.contracts import Evidence
     from veracity.kb.index import CANDIDATES
     from veracity.offline.extract import extract_claims_offline
-    from veracity.runtime.resources import _knowledge_base, _offline_judge
+    from veracity.resources import _knowledge_base, _offline_judge
 
     kb = _knowledge_base(kb_path).knowledge_base
     judge = _offline_judge()
@@ -742,7 +742,7 @@ def child_check(config: dict) -> dict:
         return run
 
     def forget_judgements() -> None:
-        from veracity.runtime.resources import _offline_judge
+        from veracity.resources import _offline_judge
 
         judge = _offline_judge()
         with judge._judgements_lock:
@@ -772,7 +772,7 @@ def child_check(config: dict) -> dict:
     isolated = isolated_costs(kb_path, paragraphs) if config.get("isolated") else None
     import resource
 
-    from veracity.runtime.resources import _knowledge_base, _offline_judge
+    from veracity.resources import _knowledge_base, _offline_judge
 
     kb_embedder = _knowledge_base(kb_path).knowledge_base.embedder
     judge_embedder = _offline_judge().embedder

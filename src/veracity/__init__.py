@@ -12,7 +12,6 @@ from __future__ import annotations
 from veracity.agents import Guard, GuardedAnswer, as_tool
 from veracity.api import acheck, check
 from veracity.batch import abatch, batch_on_ray
-from veracity.checker import Checker
 from veracity.context import Context
 from veracity.contracts import (
     Claim,
@@ -31,6 +30,7 @@ from veracity.errors import ConfigurationError, InputError, ToolError, VeracityE
 from veracity.evidence import EvidenceBackend, RetrieverBackend, TavilyBackend
 from veracity.graph import build_graph, graph
 from veracity.progress import ProgressEvent
+from veracity.run.checker import Checker
 
 __all__ = [
     "Checker", "Claim", "ConfigurationError", "Context", "DeadlineFailure", "Evaluation", "EvaluationIssue",

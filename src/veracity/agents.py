@@ -20,9 +20,9 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
-from veracity.checker import Checker, OnProgress
 from veracity.contracts import Report
-from veracity.runtime.blocking import run_blocking
+from veracity.run.blocking import run_blocking
+from veracity.run.checker import Checker, OnProgress
 
 Policy = Literal["annotate", "block", "rewrite"]
 POLICIES = ("annotate", "block", "rewrite")

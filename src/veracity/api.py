@@ -9,10 +9,10 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
 
-from veracity.checker import Checker, OnProgress
 from veracity.contracts import Report
 from veracity.evidence.base import EvidenceBackend
-from veracity.runtime.blocking import run_blocking
+from veracity.run.blocking import run_blocking
+from veracity.run.checker import Checker, OnProgress
 
 
 @functools.cache

@@ -11,15 +11,18 @@ import datetime
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
+from veracity.llm.calls import StructuredOutput
 from veracity.offline.calibration.risk import DEFAULT_MIN_PRECISION, check_min_precision
 from veracity.prompts.extract import EXTRACT_PROMPT
 from veracity.prompts.judge import JUDGE_PROMPT
 from veracity.prompts.revise import REVISE_FEEDBACK
-from veracity.runtime.models import StructuredOutput
-from veracity.runtime.output_caps import JUDGE_ANSWER_TOKENS
 
 DEFAULT_MODEL = "openai:gpt-4.1-mini"
 """Chat model used when none is configured."""
+
+JUDGE_ANSWER_TOKENS = 512
+"""A judge answer: a label, a one- or two-sentence reason (~60 tokens), an evidence id and one verbatim
+quote (~40-150 tokens), and JSON punctuation: about 250 tokens at most, doubled for margin."""
 
 
 @dataclass(kw_only=True)

@@ -46,7 +46,7 @@ from veracity.nodes.names import (
     VERIFY_PAGE,
 )
 from veracity.nodes.page import verify_page
-from veracity.runtime.resources import Resources
+from veracity.resources import Resources
 from veracity.state import (
     ClaimInput,
     ClaimResults,

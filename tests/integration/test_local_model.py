@@ -24,7 +24,8 @@ import veracity
 from tests.integration.conftest import LOOPBACK, FakeTavily
 from tests.integration.local_model import SMOLLM2, LlamaServer, missing
 from veracity.citations import quote_problem
-from veracity.runtime.output_caps import CAP_SETTINGS, extraction_cap
+from veracity.llm.caps import CAP_SETTINGS
+from veracity.nodes.extract import extraction_cap
 
 pytestmark = [pytest.mark.integration, pytest.mark.llm]
 

@@ -18,7 +18,7 @@ from tests.integration.test_real_clients import (  # noqa: F401 (scripted is a f
     scripted,
 )
 from veracity.contracts import TraceRecord
-from veracity.runtime.output_caps import extraction_cap
+from veracity.nodes.extract import extraction_cap
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("scripted")]
 

@@ -21,9 +21,8 @@ from tests.integration.test_real_clients import (  # noqa: F401 (scripted is a f
     scripted,
 )
 from veracity.context import Context
-from veracity.runtime.output_caps import ANSWER_TOKENS
-from veracity.runtime.resources import Resources
-from veracity.server.app import create_app
+from veracity.resources import Resources
+from veracity.server.app import ANSWER_TOKENS, create_app
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("scripted")]
 

@@ -40,7 +40,7 @@ def test_model_string_without_key_is_a_configuration_error() -> None:
 
 
 def test_openai_compatible_server_via_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
-    from veracity.runtime.models import init_model
+    from veracity.llm.models import init_model
 
     monkeypatch.setenv("OPENAI_API_KEY", "local")
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1")

@@ -6,7 +6,7 @@ import asyncio
 import contextvars
 import threading
 
-from veracity.runtime.blocking import run_blocking
+from veracity.run.blocking import run_blocking
 
 
 async def current_loop() -> asyncio.AbstractEventLoop:

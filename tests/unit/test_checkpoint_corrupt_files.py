@@ -17,7 +17,7 @@ from veracity.api import check
 from veracity.cli import main
 from veracity.errors import InputError
 from veracity.progress import ProgressEvent
-from veracity.runtime.checkpoints import CheckpointError
+from veracity.run.checkpoints import CheckpointError
 
 TEXT = "You can return it within 30 days."
 POLICY = "Returns within 14 days."

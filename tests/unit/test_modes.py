@@ -6,7 +6,7 @@ import pytest
 
 from veracity.context import DEFAULT_MODEL, Context
 from veracity.errors import ConfigurationError, SourceConflictError
-from veracity.runtime.modes import resolve_mode
+from veracity.resources import resolve_mode
 from veracity.testing import ScriptedBackend
 
 

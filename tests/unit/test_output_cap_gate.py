@@ -5,7 +5,7 @@ from __future__ import annotations
 import veracity
 from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
 from veracity.contracts import GateFailure
-from veracity.runtime.request_schemas import extraction_schema, statement_limit
+from veracity.nodes.extract import extraction_schema, statement_limit
 
 TEXT = "The Sydney Opera House opened in 1973."
 CLAIM = "The Sydney Opera House opened in 1973."

@@ -8,8 +8,8 @@ import pytest
 from langchain_openai import ChatOpenAI
 
 from veracity.context import Context
-from veracity.runtime.resources import Resources
-from veracity.runtime.response_limit import ACCEPT_ENCODING
+from veracity.llm.response_limit import ACCEPT_ENCODING
+from veracity.resources import Resources
 
 
 @pytest.fixture

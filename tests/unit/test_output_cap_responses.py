@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Iterator
 import httpx2
 import pytest
 
-from veracity.runtime.response_limit import (
+from veracity.llm.response_limit import (
     ENVELOPE_BYTES,
     ModelResponseRejected,
     limited_async_client,

@@ -7,8 +7,9 @@ from langchain_openai import ChatOpenAI
 
 from veracity.context import Context
 from veracity.contracts import Evidence
-from veracity.runtime.output_caps import extraction_cap, truncation_error, with_output_cap
-from veracity.runtime.request_schemas import extraction_schema, judge_schema, word_count
+from veracity.llm.caps import truncation_error, with_output_cap
+from veracity.nodes.extract import extraction_cap, extraction_schema, word_count
+from veracity.nodes.judge import judge_schema
 from veracity.testing import ScriptedChatModel
 
 

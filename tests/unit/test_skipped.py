@@ -8,8 +8,8 @@ import pytest
 import veracity
 from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
 from veracity.contracts import SKIP_REASONS
+from veracity.nodes.extract import extraction_schema
 from veracity.offline.extract import extract_claims_offline
-from veracity.runtime.request_schemas import extraction_schema
 
 FACT = "Sydney is the capital of Australia."
 

@@ -12,7 +12,7 @@ from veracity.audit.findings import Finding
 from veracity.audit.structure import evidence_by_claim
 from veracity.contracts import Report
 from veracity.offline.judge.version import offline_judge_version
-from veracity.runtime.modes import OFFLINE
+from veracity.resources import OFFLINE
 
 
 def rejudge_findings(report: Report) -> list[Finding]:

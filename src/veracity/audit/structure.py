@@ -27,7 +27,7 @@ from veracity.contracts import (
 )
 from veracity.nodes.evaluate import evaluate
 from veracity.nodes.names import FINALIZE_REPORT
-from veracity.runtime.modes import OFFLINE
+from veracity.resources import OFFLINE
 from veracity.scores import reliability, support_scores
 from veracity.state import FactCheckState
 

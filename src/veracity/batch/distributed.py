@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 from veracity.batch.ledger import BatchSummary, Ledger, RowDone
 from veracity.batch.rows import BatchRow
 from veracity.batch.run import check_row
-from veracity.checker import Checker
 from veracity.errors import ConfigurationError
+from veracity.run.checker import Checker
 
 if TYPE_CHECKING:
     from ray import ObjectRef

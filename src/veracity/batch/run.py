@@ -9,8 +9,8 @@ from typing import Any
 
 from veracity.batch.ledger import BatchSummary, Ledger, RowDone
 from veracity.batch.rows import BatchRow
-from veracity.checker import Checker
 from veracity.errors import ConfigurationError
+from veracity.run.checker import Checker
 
 
 async def abatch(

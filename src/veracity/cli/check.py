@@ -22,10 +22,10 @@ from veracity.cli.precision import min_precision_option
 from veracity.context import DEFAULT_MODEL, Context
 from veracity.contracts import Report
 from veracity.errors import ConfigurationError, InputError
+from veracity.llm.calls import StructuredOutput
+from veracity.llm.caps import CAP_SETTINGS
 from veracity.progress import ProgressEvent
-from veracity.runtime.models import StructuredOutput
-from veracity.runtime.modes import SOURCE_SEARCHES, resolve_mode
-from veracity.runtime.output_caps import CAP_SETTINGS
+from veracity.resources import SOURCE_SEARCHES, resolve_mode
 
 EXIT_SUPPORTED = 0
 EXIT_NOT_SUPPORTED = 1

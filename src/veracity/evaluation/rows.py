@@ -9,12 +9,12 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from veracity.checker import Checker
 from veracity.context import Context
 from veracity.contracts import LABELS, Claim, Report
 from veracity.errors import ConfigurationError
 from veracity.evaluation.dataset import ClaimsRow, DatasetKind, JudgeRow, PassRow, Row
 from veracity.evaluation.matching import DEFAULT_MATCH_THRESHOLD, match_claims
+from veracity.run.checker import Checker
 from veracity.state import ClaimInput
 
 FAILED = "failed"

@@ -11,7 +11,6 @@ from typing import Any, Literal
 from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
 
-from veracity.checker import Checker
 from veracity.context import DEFAULT_MODEL, Context
 from veracity.evaluation.dataset import Dataset, JudgeRow, Row, load_dataset
 from veracity.evaluation.matching import DEFAULT_MATCH_THRESHOLD
@@ -19,8 +18,9 @@ from veracity.evaluation.metrics import ClassificationResult
 from veracity.evaluation.rows import RowEvaluator, RowOutcome
 from veracity.evaluation.summary import EvalResult, RunResult
 from veracity.evidence.base import EvidenceBackend
-from veracity.runtime.blocking import run_blocking
-from veracity.runtime.modes import OFFLINE
+from veracity.resources import OFFLINE
+from veracity.run.blocking import run_blocking
+from veracity.run.checker import Checker
 
 EvalMode = Literal["auto", "offline", "llm"]
 

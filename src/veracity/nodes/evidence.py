@@ -23,7 +23,7 @@ from veracity.evidence.counter import counter_query
 from veracity.nodes.names import CALCULATE_CLAIM, END, GATHER_EVIDENCE, AfterEvidence, ClaimStart
 from veracity.nodes.timing import Stopwatch
 from veracity.progress import emit_verdict
-from veracity.runtime.resources import Resources
+from veracity.resources import Resources
 from veracity.state import ClaimState, ClaimUpdate
 
 NO_EVIDENCE_REASON = "no evidence was found for this claim"

@@ -1,27 +1,54 @@
-"""extract_claims: get atomic claims from the chat model or the offline splitter (the gate validates them)."""
+"""extract_claims: get atomic claims from the chat model or the offline splitter (the gate validates them).
+
+The request is bounded by the text: its schema (`extraction_schema`: passages no longer than the
+text, at most `statement_limit` claims) and its answer's output cap (`extraction_cap`).
+"""
 
 from __future__ import annotations
 
+import math
 import re
+from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from veracity.context import Context
 from veracity.contracts import ExtractionOutput, GateFailure, TraceRecord
+from veracity.llm.calls import ModelReply, answer_within, ask_structured
+from veracity.llm.request_schema import bound_string, contract_schema, property_schema
 from veracity.nodes.model_answer import answer_record
 from veracity.nodes.names import EXTRACT_CLAIMS
 from veracity.nodes.timing import Stopwatch
 from veracity.progress import ProgressEvent, emit
 from veracity.prompts.feedback import gate_feedback
 from veracity.prompts.source_mode import SOURCE_EXTRACT_ADDENDUM
-from veracity.runtime.models import ModelReply, answer_within, ask_structured
-from veracity.runtime.output_caps import extraction_cap
-from veracity.runtime.request_schemas import extraction_schema
-from veracity.runtime.resources import Resources
+from veracity.resources import Resources
 from veracity.state import FactCheckState
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+CLAIM_MARGIN_CHARS = 200
+"""A claim may restate its source with names put in for pronouns."""
+
+QUERY_CHARS = 200
+"""A counter-query is a short search query."""
+
+WORDS_PER_CLAIM = 3
+"""The fewest words of text one claim can come from ("Paris is French" is three)."""
+
+RUN_CHARS_PER_WORD = 4
+"""In a run of text longer than `LONG_RUN` characters without a space (scripts written without spaces,
+"巴黎是法国的首都。"), every this many characters count as one word."""
+
+LONG_RUN = 12
+
+EXTRACTION_BASE_TOKENS = 256
+"""JSON punctuation and a few skipped statements, whatever the text's length."""
+
+EXTRACTION_TOKENS_PER_CHAR = 0.75
+"""Every claim restates its sentence twice (`claim` and a verbatim `source`) and adds a short
+counter-query: about three times the text's own tokens, at about four characters a token."""
 
 
 def valid_unicode(text: str) -> str:
@@ -44,6 +71,53 @@ def input_problem(text: object, max_chars: int) -> str | None:
             "(split it, or raise max_text_chars)"
         )
     return None
+
+
+def word_count(text: str) -> int:
+    """The words of `text`: whitespace-separated, a long run without spaces counting one per 4 characters.
+
+    The bound on claims must stay tight (a small model given room repeats its list until its
+    token cap) but must not hold a text in a script without spaces to a single claim.
+    """
+    runs = text.split()
+    return sum(len(run) // RUN_CHARS_PER_WORD if len(run) > LONG_RUN else 1 for run in runs)
+
+
+def statement_limit(text: str) -> int:
+    """The most claims (and the most skipped statements) an extraction of `text` may list: one per three words.
+
+    The request schema sends it as `maxItems`; the extraction gate rejects a model's answer with more
+    claims than that, so a server that ignores the schema cannot fan a check out into thousands.
+    """
+    return word_count(text) // WORDS_PER_CLAIM + 1
+
+
+def extraction_schema(text: str) -> dict[str, Any]:
+    """`ExtractionOutput`'s schema for extracting claims from `text`.
+
+    Passages are no longer than the text, and there are no more claims (or skipped statements)
+    than `statement_limit` allows.
+    """
+    schema = contract_schema(ExtractionOutput)
+    length = len(text)
+    bound_string(property_schema(schema, "ExtractedClaim", "claim"), length + CLAIM_MARGIN_CHARS)
+    bound_string(property_schema(schema, "ExtractedClaim", "source"), length)
+    bound_string(property_schema(schema, "ExtractedClaim", "counter_query"), QUERY_CHARS)
+    bound_string(property_schema(schema, "SkippedStatement", "source"), length)
+    statements = statement_limit(text)
+    schema["properties"]["claims"]["maxItems"] = statements
+    schema["properties"]["skipped"]["maxItems"] = statements
+    return schema
+
+
+def extraction_cap(text: str) -> int:
+    """The default output cap for extracting the claims of `text`."""
+    return EXTRACTION_BASE_TOKENS + math.ceil(EXTRACTION_TOKENS_PER_CHAR * len(text))
+
+
+def extraction_tokens(text: str, context: Context) -> int:
+    """The extraction answer's token cap: `extraction_max_tokens`, else sized from the text."""
+    return context.extraction_max_tokens or extraction_cap(text)
 
 
 def extraction_messages(
@@ -69,11 +143,6 @@ async def _extract(text: str, context: Context, resources: Resources, errors: li
         return await ask_structured(resources.chat_model(context, max_tokens=cap), messages, ExtractionOutput,
                                     run_name="extract_claims.model", structured_output=context.structured_output,
                                     request_schema=extraction_schema(text))
-
-
-def extraction_tokens(text: str, context: Context) -> int:
-    """The extraction answer's token cap: `extraction_max_tokens`, else sized from the text."""
-    return context.extraction_max_tokens or extraction_cap(text)
 
 
 async def extract_claims(state: FactCheckState, runtime: Runtime[Context], *, resources: Resources) -> FactCheckState:

@@ -18,7 +18,7 @@ from veracity.contracts import (
 from veracity.nodes.names import FINALIZE_REPORT
 from veracity.nodes.timing import Stopwatch
 from veracity.offline.judge.version import offline_judge_version
-from veracity.runtime.modes import OFFLINE
+from veracity.resources import OFFLINE
 from veracity.scores import reliability, support_scores
 from veracity.state import FactCheckState
 

@@ -22,6 +22,7 @@ from veracity.contracts import (
     TraceRecord,
     Verdict,
 )
+from veracity.nodes.extract import WORDS_PER_CLAIM, statement_limit, word_count
 from veracity.nodes.names import (
     CHECK_CLAIM,
     END,
@@ -40,8 +41,7 @@ from veracity.nodes.timing import Stopwatch
 from veracity.offline.extract import skip_reason
 from veracity.offline.judge.relevance import citation_off_topic
 from veracity.progress import ProgressEvent, emit, emit_verdict
-from veracity.runtime.modes import OFFLINE
-from veracity.runtime.request_schemas import WORDS_PER_CLAIM, statement_limit, word_count
+from veracity.resources import OFFLINE
 from veracity.state import ClaimInput, ClaimState, FactCheckState, evidence_for
 
 NO_CLAIMS_MESSAGE = "No checkable factual claims found (questions, greetings and opinions are not checked)."

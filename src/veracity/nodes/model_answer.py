@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from veracity.contracts import TraceRecord
-from veracity.runtime.models import ModelReply
-from veracity.runtime.output_caps import Step, truncation_error
+from veracity.llm.calls import ModelReply
+from veracity.llm.caps import Step, truncation_error
 
 
 def answer_record(

@@ -46,18 +46,20 @@ from pydantic import BaseModel, Field, model_validator
 from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException
 
-from veracity.checker import Checker
 from veracity.contracts import Report
 from veracity.errors import ConfigurationError, InputError, KnowledgeBaseError, SourceConflictError
 from veracity.progress import ProgressEvent
-from veracity.runtime.modes import source_conflict
-from veracity.runtime.output_caps import ANSWER_TOKENS
+from veracity.resources import source_conflict
+from veracity.run.checker import Checker
 from veracity.server.limits import BodyLimit, error_response, key_matches, parse_rate, presented_key
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_BODY_BYTES = 1_000_000
 DEFAULT_RATE = "60/minute"
+ANSWER_TOKENS = 1024
+"""An answer the model writes to a user's query for auditing (`POST /analyze`): a few paragraphs."""
+
 PUBLIC_ROUTES = frozenset({"/", "/healthz", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json",
                            "/factcheck/input_schema", "/factcheck/output_schema"})
 """Routes that answer without the API key: the page, liveness, documentation and schemas."""

@@ -1,4 +1,4 @@
-"""Chat-model plumbing: resolve a model from settings, and ask it for a structured payload.
+"""One call to a chat model: ask it for a structured payload, within a time limit.
 
 The raw payload is returned unvalidated: validation belongs to the gate nodes, which
 send the exact error back to the model when it fails.
@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from langchain_core.caches import BaseCache
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import RunnableConfig
@@ -22,8 +20,6 @@ from pydantic import BaseModel
 
 from veracity.cache.outcomes import CacheOutcome, observe_cache, overall
 from veracity.contracts import StructuredMethod
-from veracity.errors import ConfigurationError
-from veracity.runtime.response_limit import limited_async_client, limited_client
 
 StructuredOutput = Literal["auto", "json_schema", "tools", "prompt"]
 """How a step asks for its JSON: a JSON schema the server enforces ('json_schema': OpenAI's, llama.cpp's,
@@ -47,40 +43,6 @@ class ModelReply:
     """How the answer was asked for (None: not by a chat model)."""
     note: str | None = None
     """Why the structured request was replaced by a plain one (the server refused it), or None."""
-
-
-def init_model(spec: str, *, temperature: float = 0.0, cache: BaseCache | bool | None = None) -> BaseChatModel:
-    """Create a chat model from a 'provider:model' string, with a clear error when unconfigured.
-
-    An OpenAI-compatible server is reached by setting `OPENAI_BASE_URL`; local servers often
-    need no real key, so any non-empty `OPENAI_API_KEY` will do there. `cache` is LangChain's
-    model setting: a cache object, False for none, None for LangChain's global one.
-
-    A model on the OpenAI client (OpenAI, Azure, and the servers that speak its API) gets HTTP
-    clients that abort any response longer than its request's output cap allows (see
-    `response_limit`), so a server that ignores the cap cannot fill memory. The output cap itself
-    is set per call by `Resources.chat_model`.
-    """
-    from langchain.chat_models import init_chat_model
-    from langchain_openai.chat_models.base import BaseChatOpenAI
-
-    provider = spec.split(":", 1)[0] if ":" in spec else ""
-    if provider == "openai" and not os.environ.get("OPENAI_API_KEY"):
-        raise ConfigurationError(
-            f"model {spec!r} needs OPENAI_API_KEY. Set it (for an OpenAI-compatible local server, "
-            "set OPENAI_BASE_URL too, and any non-empty key), or choose another model with "
-            "--model provider:name."
-        )
-    try:
-        model = init_chat_model(spec, temperature=temperature, cache=cache)
-        if isinstance(model, BaseChatOpenAI):  # made again, now with clients that limit each response
-            proxy = {"proxy": model.openai_proxy} if model.openai_proxy else {}
-            model = init_chat_model(spec, temperature=temperature, cache=cache, openai_proxy=None,
-                                    http_client=limited_client(**proxy),
-                                    http_async_client=limited_async_client(**proxy))
-    except Exception as exc:  # provider packages raise many kinds of errors here
-        raise ConfigurationError(f"cannot create chat model {spec!r}: {exc}") from exc
-    return model
 
 
 @functools.cache
@@ -217,7 +179,7 @@ async def ask_structured(
     so in `note`. Either way the payload is the raw tool-call arguments or message text, and the
     gates validate it. The model carries its output cap (`Resources.chat_model` sets it); an answer
     that stopped at the cap comes back with `truncated` set. `request_schema` replaces `schema`'s
-    JSON schema in the request (a bounded one, see `request_schemas`). `run_name` names the call
+    JSON schema in the request (a bounded one, see `request_schema`). `run_name` names the call
     in LangSmith traces.
 
     The schema is passed as a plain JSON-schema dict, not the pydantic class: given a

@@ -27,10 +27,9 @@ from veracity.graph import ClaimGraph, FactCheckGraph, build_claim_graph, compil
 from veracity.nodes.extract import input_problem, valid_unicode
 from veracity.nodes.names import FINALIZE_REPORT
 from veracity.progress import ProgressEvent
-from veracity.runtime.checkpoints import open_checkpointer, reading_checkpoint
-from veracity.runtime.deadline import PartialRun, deadline_report
-from veracity.runtime.modes import Mode, source_conflict
-from veracity.runtime.resources import Resources
+from veracity.resources import Mode, Resources, source_conflict
+from veracity.run.checkpoints import open_checkpointer, reading_checkpoint
+from veracity.run.deadline import PartialRun, deadline_report
 from veracity.state import InputState
 
 OnProgress = Callable[[ProgressEvent], object]
@@ -138,7 +137,7 @@ class Checker:
 
     def check(self, text: str, **kwargs: Any) -> Report:
         """Synchronous `acheck`."""
-        from veracity.runtime.blocking import run_blocking
+        from veracity.run.blocking import run_blocking
 
         return run_blocking(self.acheck(text, **kwargs))
 

@@ -1,4 +1,8 @@
-"""The chat model, offline judge and evidence backend a graph uses, resolved from settings or bound objects."""
+"""What a check runs with: its mode, and the chat model, offline judge and evidence backend it uses.
+
+The mode (which model, which evidence) is resolved from the run's `Context`, the objects bound at
+build time and the environment; `Resources` holds the bound objects and creates the rest from it.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import functools
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,16 +18,118 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
 
 from veracity.cache import CachedSearch, CacheStore, ModelCallCache, open_store
-from veracity.context import Context
-from veracity.errors import ConfigurationError
+from veracity.context import DEFAULT_MODEL, Context
+from veracity.errors import ConfigurationError, SourceConflictError
 from veracity.evidence.base import EvidenceBackend
 from veracity.evidence.retriever import RetrieverBackend
-from veracity.runtime.models import init_model
-from veracity.runtime.modes import Mode, resolve_mode
-from veracity.runtime.output_caps import with_output_cap
+from veracity.llm.caps import with_output_cap
+from veracity.llm.models import init_model
 
 if TYPE_CHECKING:
     from veracity.offline.judge.entailment_judge import EntailmentJudge
+
+
+OFFLINE = "offline"
+"""The model setting that selects the local claim splitter and judge."""
+
+
+@dataclass(frozen=True)
+class Mode:
+    """A resolved mode: `model` is 'offline' or a model name; `search` names the evidence backend."""
+
+    model: str
+    search: str
+
+    @property
+    def offline(self) -> bool:
+        """True when the local claim splitter and judge run instead of a chat model."""
+        return self.model == OFFLINE
+
+    @property
+    def source(self) -> bool:
+        """True when the only evidence is a source text supplied by the user."""
+        return self.search == "source"
+
+    @property
+    def label(self) -> str:
+        """Short form for reports, e.g. 'offline+kb' or 'llm+web'."""
+        return f"{'offline' if self.offline else 'llm'}+{self.search}"
+
+    def describe(self, context: Context) -> str:
+        """One line for people: what runs, and how to change it."""
+        judge = (
+            "offline (local claim splitter and judge; set OPENAI_API_KEY or --model for an LLM)"
+            if self.offline else f"model {self.model}"
+        )
+        evidence = {
+            "web": "evidence from the web (Tavily)",
+            "kb": f"evidence from the knowledge base{' at ' + context.kb_path if context.kb_path else ''}"
+                  " (set TAVILY_API_KEY or --search web for web search)",
+            "source": f"evidence only from the source text '{context.source_title}'",
+        }.get(self.search, f"evidence from the {self.search} backend")
+        return f"{judge}; {evidence}{self._cache_note(context)}"
+
+    def _cache_note(self, context: Context) -> str:
+        """Where model answers and web searches are kept, when this run keeps any."""
+        if self.offline and self.search != "web":
+            return ""
+        if not context.cache:
+            return "; cache off"
+        from veracity.cache import default_cache_path
+
+        return f"; cache {context.cache_path or default_cache_path()} (--no-cache to bypass)"
+
+
+def resolve_mode(context: Context, *, bound_model: object = None, bound_backend: object = None) -> Mode:
+    """Decide the model and evidence backend for a run.
+
+    Model: a bound object or string wins; then `context.model`; then the default OpenAI model
+    when OPENAI_API_KEY is set; else offline. Evidence: a source text, when given, is the only
+    evidence, and naming another search or binding a backend with it raises `SourceConflictError`
+    (see `source_conflict`); otherwise a bound backend wins, then an explicit `context.search`; in
+    'auto', the web when TAVILY_API_KEY is set, else the local knowledge base.
+    """
+    if bound_model is not None and not isinstance(bound_model, str):
+        model = f"custom:{type(bound_model).__name__}"
+    else:
+        model = bound_model or context.model or (DEFAULT_MODEL if os.environ.get("OPENAI_API_KEY") else OFFLINE)
+
+    problem = source_conflict(context.search, context.source_text, bound_backend=bound_backend)
+    if problem is not None:
+        raise SourceConflictError(problem)
+    if bound_backend is not None:
+        search = getattr(bound_backend, "name", "custom")
+    elif context.search != "auto":
+        search = context.search
+    elif context.source_text is not None:
+        search = "source"
+    else:
+        search = "web" if os.environ.get("TAVILY_API_KEY") else "kb"
+    if search == "source" and bound_backend is None and not (context.source_text or "").strip():
+        raise ConfigurationError("search 'source' needs a non-empty source text (--source FILE, or source_text=...)")
+    return Mode(model=model, search=search)
+
+
+SOURCE_SEARCHES = ("auto", "source")
+"""The `search` settings that agree with a source text: with either, the evidence is that source."""
+
+
+def source_conflict(search: str | None, source_text: str | None, *, bound_backend: object = None) -> str | None:
+    """Why these evidence settings contradict the source text, or None when they agree.
+
+    A source text is always the evidence of the check that carries it: naming another search
+    ('web', 'kb') or binding a backend alongside it is a usage error, never a silent switch.
+    """
+    if source_text is None:
+        return None
+    if bound_backend is not None:
+        forced = f"the bound backend {getattr(bound_backend, 'name', 'custom')!r}"
+    elif search is not None and search not in SOURCE_SEARCHES:
+        forced = f"search {search!r}"
+    else:
+        return None
+    return (f"a source text was given, so the evidence is that source; {forced} cannot be combined with "
+            "source_text (drop one)")
 
 
 def _knowledge_base(path: str | None) -> EvidenceBackend:
@@ -83,7 +190,7 @@ class Resources:
         return resolve_mode(context, bound_model=self._bound_model, bound_backend=self._bound_backend)
 
     def chat_model(self, context: Context, *, max_tokens: int) -> BaseChatModel:
-        """The chat model, limited to `max_tokens` output tokens per answer (see `output_caps`).
+        """The chat model, limited to `max_tokens` output tokens per answer (see `veracity.llm.caps`).
 
         Every model request goes out with its cap: the cap is set here, on the one model every
         step uses (a bound model already limited to fewer tokens keeps its own limit).

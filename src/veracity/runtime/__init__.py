@@ -1,1 +1,0 @@
-"""Runtime plumbing: which model and evidence a check uses, and the objects that run it."""
