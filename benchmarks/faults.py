@@ -32,6 +32,16 @@ Run it (from the repository root)::
     .venv/bin/python benchmarks/faults.py
     .venv/bin/python benchmarks/faults.py --checks 200 --fault-rate 0.3 --seed 7 --concurrency 8
 
+Surfaces
+--------
+``--only surfaces`` runs the surface cases of ``benchmarks/surface_faults.py`` instead (a
+poisoned cache entry, repeated batch ids, cited URL forms, slow-drip and huge pages, tampered
+reports, FIFOs, oversized model answers; see its docstring), and ``--only all`` runs both::
+
+    .venv/bin/python benchmarks/faults.py --only surfaces
+    .venv/bin/python benchmarks/faults.py --only surfaces --case verify --case pages
+    .venv/bin/python benchmarks/faults.py --only all
+
 The exit status is 1 when a target is missed.
 """
 
@@ -42,27 +52,30 @@ import asyncio
 import hashlib
 import json
 import os
-import re
 import socket
 import statistics
 import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from fake_api import (
+    CLAIM_LINE,
+    EXTRACTION_MARKER,
+    LoopbackServer,
+    completion,
+    good_model_reply,
+    prompt_of,
+    send,
+)
 
 MODEL_FAULTS = ("http_500", "http_429", "stall", "drop", "truncated", "prose", "wrong_shape", "error_200",
                 "empty_content")
 SEARCH_FAULTS = ("http_500", "http_429", "stall", "drop", "truncated", "no_results_key", "error_200",
                  "blank_content", "not_json")
-EXTRACTION_MARKER = "Text to split into claims"
-TEXT_LINE = re.compile(r"Text to split into claims[^\n]*\n(.*)", re.DOTALL)
-CLAIM_LINE = re.compile(r"^Claim: (.*)$", re.MULTILINE)
-EVIDENCE_ITEM = re.compile(r"^<<<evidence (c\d+-e\d+) (\w+)>>>[^\n]*\n(.*?)\n<<<end of evidence \1 \2>>>",
-                           re.MULTILINE | re.DOTALL)
 PLACES = ("Alderbrook", "Bramcote", "Corriehill", "Dunmere", "Elmstead", "Fallowfield", "Glenrock", "Hartwell")
 FACTS = ("has {n} public libraries", "opened its railway station in {year}", "lies {n} kilometres from the coast",
          "holds a market every {day}", "has a population of about {n} thousand")
@@ -104,52 +117,6 @@ class FaultPlan:
         return bool(answers) and all(answer != "ok" for answer in answers)
 
 
-class LoopbackServer:
-    """A threaded HTTP server on 127.0.0.1 whose POSTs are answered by `answer(path, body, handler)`."""
-
-    def __init__(self, answer: Callable[[str, Any, BaseHTTPRequestHandler], None]) -> None:
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:  # noqa: N802 (http.server naming)
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                outer.answer(self.path, json.loads(raw or b"null"), self)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                """Quiet."""
-
-        self.answer = answer
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        """The server's root URL."""
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def close(self) -> None:
-        """Stop serving."""
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-def send(handler: BaseHTTPRequestHandler, status: int, body: bytes, *, declared: int | None = None) -> None:
-    """Write a response; `declared` > len(body) makes it a truncated one (the connection then closes)."""
-    handler.send_response(status)
-    handler.send_header("Content-Type", "application/json")
-    handler.send_header("Content-Length", str(declared if declared is not None else len(body)))
-    if status == 429:
-        handler.send_header("Retry-After", "0")
-    handler.end_headers()
-    handler.wfile.write(body)
-    if declared is not None:
-        handler.close_connection = True
-
-
 def common_fault(handler: BaseHTTPRequestHandler, fault: str, stall: float) -> bool:
     """Serve a fault both servers share; False when `fault` is server-specific."""
     if fault == "http_500":
@@ -169,51 +136,10 @@ def common_fault(handler: BaseHTTPRequestHandler, fault: str, stall: float) -> b
     return True
 
 
-def prompt_of(body: dict[str, Any]) -> str:
-    """The whole prompt text of a chat-completions request."""
-    parts = []
-    for message in body.get("messages", []):
-        content = message.get("content") or ""
-        parts.append("".join(p.get("text", "") for p in content if isinstance(p, dict))
-                     if isinstance(content, list) else str(content))
-    return "\n".join(parts)
-
-
-def good_model_reply(prompt: str) -> dict[str, Any]:
-    """What a well-behaved model answers: claims for an extraction prompt, a cited verdict for a judge one."""
-    if EXTRACTION_MARKER in prompt:
-        match = TEXT_LINE.search(prompt)
-        text = match.group(1) if match else prompt
-        sentences = re.findall(r"[A-Z][^.]*\.", text)
-        return {"claims": [{"claim": s, "source": s} for s in sentences if s in text]}
-    claim = CLAIM_LINE.search(prompt)
-    items = EVIDENCE_ITEM.findall(prompt)
-    if claim is None or not items:
-        return {"label": "unverifiable", "reason": "no evidence", "evidence_id": None, "quote": None}
-    evidence_id, _, text = items[0]
-    quote = claim.group(1) if claim.group(1) in text else text.strip().split("\n")[0][:80]
-    return {"label": "supported", "reason": "the evidence states it", "evidence_id": evidence_id, "quote": quote}
-
-
 def model_ask(prompt: str) -> str:
     """What the model is asked, for the fault plan: the claim of a judge prompt, else the whole prompt."""
     claim = CLAIM_LINE.search(prompt)
     return claim.group(1) if claim and EXTRACTION_MARKER not in prompt else prompt
-
-
-def completion(body: dict[str, Any], content: str | None) -> bytes:
-    """A chat-completions response carrying `content` (as tool-call arguments when tools were asked for)."""
-    message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
-    finish = "stop"
-    if body.get("tools") and "response_format" not in body:
-        function = {"name": body["tools"][0]["function"]["name"], "arguments": content or ""}
-        message.update(content=None, tool_calls=[{"id": "call_1", "type": "function", "function": function}])
-        finish = "tool_calls"
-    return json.dumps({
-        "id": "chatcmpl-fault", "object": "chat.completion", "created": 1_700_000_000, "model": body.get("model"),
-        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
-    }).encode()
 
 
 def model_server(plan: FaultPlan) -> LoopbackServer:
@@ -340,18 +266,8 @@ async def run(args: argparse.Namespace) -> tuple[Tally, FaultPlan]:
     return tally, plan
 
 
-def main() -> None:
-    """Parse arguments, run, print the table, exit 1 when a target is missed."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--checks", type=int, default=200)
-    parser.add_argument("--fault-rate", type=float, default=0.3)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--concurrency", type=int, default=8)
-    parser.add_argument("--timeout", type=float, default=2.0, help="model_timeout and search_timeout, seconds")
-    parser.add_argument("--stall", type=float, default=4.0, help="how long a stalled answer takes, seconds")
-    parser.add_argument("--deadline", type=float, default=60.0, help="check_deadline, seconds")
-    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    args = parser.parse_args()
+def network_faults(args: argparse.Namespace) -> bool:
+    """Run the network-fault checks and print their table; True when every target is met."""
     started = time.perf_counter()
     tally, plan = asyncio.run(run(args))
     injected = Counter(f"{server}:{fault}" for (server, _), answers in plan.outcomes.items()
@@ -379,8 +295,38 @@ def main() -> None:
         print(f"wall time {figures['wall_seconds']} s")
         for sample in tally.crashes[:5]:
             print(f"crash: {sample}")
-    missed = tally.crashes or tally.hangs or tally.without_outcome or tally.ok_despite_failed_evidence
-    sys.exit(1 if missed else 0)
+    return not (tally.crashes or tally.hangs or tally.without_outcome or tally.ok_despite_failed_evidence)
+
+
+def main() -> None:
+    """Parse arguments, run, print the table(s), exit 1 when a target is missed."""
+    import surface_faults
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--only", choices=("network", "surfaces", "all"), default="network",
+                        help="network: checks through misbehaving model and search servers (the default); "
+                             "surfaces: the cases of surface_faults.py; all: both")
+    parser.add_argument("--checks", type=int, default=200)
+    parser.add_argument("--fault-rate", type=float, default=0.3)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--timeout", type=float, default=2.0, help="model_timeout and search_timeout, seconds")
+    parser.add_argument("--stall", type=float, default=4.0, help="how long a stalled answer takes, seconds")
+    parser.add_argument("--deadline", type=float, default=60.0, help="check_deadline, seconds")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    surface_faults.add_arguments(parser)
+    args = parser.parse_args()
+    met = True
+    if args.only in ("network", "all"):
+        met = network_faults(args)
+    if args.only in ("surfaces", "all"):
+        rows, seconds = surface_faults.run_surfaces(args.cases, args.keep)
+        if args.json:
+            print(json.dumps([vars(row) for row in rows], indent=2))
+            met = met and all(row.ok is not False for row in rows)
+        else:
+            met = surface_faults.print_table(rows, seconds) and met
+    sys.exit(0 if met else 1)
 
 
 if __name__ == "__main__":
