@@ -75,8 +75,7 @@ from veracity.contracts import Evidence, ExtractionOutput, JudgeOutput, SearchHi
 from veracity.llm.calls import ask_structured
 from veracity.nodes.extract import extraction_messages
 from veracity.nodes.gates import claims_from_output
-from veracity.nodes.judge import format_evidence
-from veracity.prompts.judge import JUDGE_PROMPT
+from veracity.prompts.judge import JUDGE_PROMPT, format_evidence
 from veracity.testing import ScriptedChatModel, count_tokens, prompt_text
 
 TARGET_RATIO = 1.15
@@ -214,7 +213,7 @@ def make_scenario(seed: int, n: int, rep: int, args: argparse.Namespace) -> Scen
 _CLAIM_LINE = re.compile(r"^Claim(?: (c\d+))?: (.+)$", re.MULTILINE)
 _EVIDENCE = re.compile(r"^<<<evidence (c\d+)-e1 (?P<fence>\w+)>>>[^\n]*\n(.*?)\n<<<end of evidence \1-e1 (?P=fence)>>>",
                        re.MULTILINE | re.DOTALL)
-"""An evidence item as the judge prompt fences it (see `veracity.nodes.judge.format_evidence`)."""
+"""An evidence item as the judge prompt fences it (see `veracity.prompts.judge.format_evidence`)."""
 BATCH_MARKER = "Claims to judge"
 
 

@@ -582,7 +582,7 @@ def install_recorder() -> Recorder:
     from veracity.kb.lexical import LexicalIndex
     from veracity.kb.store import KnowledgeBase
     from veracity.offline import extractor
-    from veracity.offline.judge.reference_judge import OfflineJudge
+    from veracity.offline.judge.base import PassageJudge
     from veracity.offline.model.embedder import Embedder
     from veracity.offline.model.entailment import EntailmentModel
 
@@ -592,7 +592,7 @@ def install_recorder() -> Recorder:
     recorder.wrap(IndexReader, "rank", "search.rank")
     recorder.wrap(LexicalIndex, "search", "search.bm25")
     recorder.wrap(IndexReader, "hits", "search.hits")
-    recorder.wrap(OfflineJudge, "judge", "judge", sets_context="judge")
+    recorder.wrap(PassageJudge, "judge", "judge", sets_context="judge")
     recorder.wrap(Embedder, "embed", "embed", contextual=True, count=lambda a: len(a[1]))
     recorder.wrap(Embedder, "_run", "onnx", contextual=True, count=lambda a: len(a[1]))
     recorder.wrap(Embedder, "prime", "prime", contextual=True, count=lambda a: len(a[1]))
@@ -627,10 +627,10 @@ def profiled_pass(one, paragraphs: list[str]) -> tuple[list[dict], str]:
     import pstats
 
     from veracity.kb.store import KnowledgeBase
-    from veracity.offline.judge.reference_judge import OfflineJudge
+    from veracity.offline.judge.base import PassageJudge
 
     thread_profiles: list[cProfile.Profile] = []
-    originals = {(KnowledgeBase, "search"): KnowledgeBase.search, (OfflineJudge, "judge"): OfflineJudge.judge}
+    originals = {(KnowledgeBase, "search"): KnowledgeBase.search, (PassageJudge, "judge"): PassageJudge.judge}
 
     def profiled(function):
         def wrapper(*args, **kwargs):

@@ -57,7 +57,8 @@ from veracity.evaluation.metrics import ClassificationResult, classify  # noqa: 
 from veracity.nodes.gates import citation_problem  # noqa: E402
 from veracity.offline.judge.decision import HeuristicDecider, SimilarityBaselineDecider  # noqa: E402
 from veracity.offline.judge.entailment_judge import EntailmentJudge  # noqa: E402
-from veracity.offline.judge.reference_judge import OfflineJudge, to_judge_output  # noqa: E402
+from veracity.offline.judge.judgement import to_judge_output  # noqa: E402
+from veracity.offline.judge.reference_judge import OfflineJudge  # noqa: E402
 from veracity.offline.model.embedder import Embedder  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"

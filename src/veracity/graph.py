@@ -1,7 +1,8 @@
-"""Wiring only: the top-level fact-check graph and the per-claim subgraph.
+"""Wiring only: the top-level fact-check graph and the per-claim subgraph, every edge of them.
 
-`graph` is the graph compiled with default settings (`langgraph.json` points here);
-`build_graph` compiles one around bound objects.
+Each fork names all its destinations here; the rule that picks one is its router in
+`veracity.routes`. `graph` is the graph compiled with default settings (`langgraph.json` points
+here); `build_graph` compiles one around bound objects.
 """
 
 from __future__ import annotations
@@ -17,17 +18,8 @@ from langgraph.types import Checkpointer
 from veracity.context import Context
 from veracity.evidence.base import EvidenceBackend
 from veracity.nodes.calculate import calculate_claim
-from veracity.nodes.evaluate import (
-    evaluate_report,
-    revise,
-    route_after_evaluation,
-    send_revisions,
-)
-from veracity.nodes.evidence import (
-    gather_evidence,
-    route_after_evidence,
-    route_claim_start,
-)
+from veracity.nodes.evaluate import evaluate_report, revise
+from veracity.nodes.evidence import gather_evidence
 from veracity.nodes.extract import extract_claims
 from veracity.nodes.finalize import finalize_report
 from veracity.nodes.gates import extraction_gate, verdict_gate
@@ -46,7 +38,17 @@ from veracity.nodes.names import (
     VERIFY_PAGE,
 )
 from veracity.nodes.page import verify_page
+from veracity.progress import relay_progress
 from veracity.resources import Resources
+from veracity.routes import (
+    route_after_calculation,
+    route_after_evaluation,
+    route_after_evidence,
+    route_after_extraction,
+    route_after_verdict,
+    route_claim_start,
+    send_revisions,
+)
 from veracity.state import (
     ClaimInput,
     ClaimResults,
@@ -75,9 +77,11 @@ def build_claim_graph(resources: Resources) -> ClaimGraph:
     builder.add_node(JUDGE_CLAIM, partial(judge_claim, resources=resources), metadata=LLM)
     builder.add_node(VERDICT_GATE, verdict_gate, metadata=GATE)
     builder.add_node(VERIFY_PAGE, verify_page, metadata=TOOL)
-    builder.add_conditional_edges(START, route_claim_start)
-    builder.add_conditional_edges(GATHER_EVIDENCE, route_after_evidence)
+    builder.add_conditional_edges(START, route_claim_start, [GATHER_EVIDENCE, CALCULATE_CLAIM])
+    builder.add_conditional_edges(GATHER_EVIDENCE, route_after_evidence, [CALCULATE_CLAIM, END])
+    builder.add_conditional_edges(CALCULATE_CLAIM, route_after_calculation, [JUDGE_CLAIM, VERDICT_GATE])
     builder.add_edge(JUDGE_CLAIM, VERDICT_GATE)
+    builder.add_conditional_edges(VERDICT_GATE, route_after_verdict, [JUDGE_CLAIM, VERIFY_PAGE, END])
     builder.add_edge(VERIFY_PAGE, END)
     return builder.compile(name=CHECK_CLAIM)
 
@@ -106,18 +110,20 @@ def compile_graph(
     )
     builder.add_node(EXTRACT_CLAIMS, partial(extract_claims, resources=resources), metadata=LLM)
     builder.add_node(EXTRACTION_GATE, extraction_gate, metadata=GATE)
-    builder.add_node(CHECK_CLAIM, build_claim_graph(resources))
+    builder.add_node(CHECK_CLAIM, relay_progress(build_claim_graph(resources)))
     builder.add_node(EVALUATE_REPORT, evaluate_report, metadata=RULES)
     builder.add_node(REVISE, revise, metadata=RULES)
     builder.add_node(FINALIZE_REPORT, finalize_report)
     builder.add_edge(START, EXTRACT_CLAIMS)
     builder.add_edge(EXTRACT_CLAIMS, EXTRACTION_GATE)
+    builder.add_conditional_edges(
+        EXTRACTION_GATE, route_after_extraction, [EXTRACT_CLAIMS, CHECK_CLAIM, EVALUATE_REPORT]
+    )
     builder.add_edge(CHECK_CLAIM, EVALUATE_REPORT)
-    builder.add_conditional_edges(EVALUATE_REPORT, route_after_evaluation)
+    builder.add_conditional_edges(EVALUATE_REPORT, route_after_evaluation, [REVISE, FINALIZE_REPORT])
     builder.add_conditional_edges(REVISE, send_revisions, [CHECK_CLAIM])
     builder.add_edge(FINALIZE_REPORT, END)
     return builder.compile(checkpointer=checkpointer, name=name)
-
 
 
 graph = build_graph()

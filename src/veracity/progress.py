@@ -5,14 +5,20 @@ something a person would want to see happens: extraction starts, claims are foun
 verdict (from the verdict gate, or from the evidence step when there was nothing to judge), or a
 revise round starts. The command line, the HTTP stream, the web page and `Guard` all read these
 events instead of recognising graph nodes by name.
+
+Verdicts are reached inside the per-claim subgraph; `relay_progress` carries its events up to the
+caller's top-level ``custom`` stream, so a Studio or SDK client hears each verdict once, whether or
+not it streams subgraphs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Awaitable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
+from langgraph.pregel import Pregel
 from pydantic import BaseModel, Field
 
 from veracity.contracts import Claim, Evidence, Verdict
@@ -49,3 +55,38 @@ def emit_verdict(state: ClaimState, verdict: Verdict, evidence: Sequence[Evidenc
     cited = next((item for item in evidence if item.id == verdict.evidence_id), None)
     emit(ProgressEvent(kind="verdict", claim=state["claim"], verdict=verdict, evidence=cited,
                        revision=state.get("revision", 0)))
+
+
+class SubgraphNode(Protocol):
+    """A node function that runs a subgraph on the state it is sent, with the run's config."""
+
+    def __call__(self, state: Any, config: RunnableConfig) -> Awaitable[Any]:
+        """Run the subgraph on `state`."""
+        ...
+
+
+def relay_progress(subgraph: Pregel[Any, Any, Any, Any]) -> SubgraphNode:
+    """A node that runs `subgraph` and passes its progress events on to the parent run's ``custom`` stream.
+
+    LangGraph gives a subgraph's nodes a working stream writer only when the caller streams with
+    ``subgraphs=True``; otherwise their events are dropped, so a client streaming
+    ``["updates", "custom"]`` (the SDK's default) would hear no verdict. This node asks the subgraph
+    for its ``custom`` stream itself and re-emits each event from the parent's node: it arrives
+    once, on the top-level ``custom`` stream, with or without ``subgraphs=True``. The subgraph's own
+    steps still stream under its namespace when the caller asks for subgraphs, and LangGraph still
+    sees the subgraph (state, checkpoints, drawing), since the node holds it.
+    """
+
+    async def run_subgraph(state: Any, config: RunnableConfig) -> Any:
+        relay = get_stream_writer()
+        output: Any = None
+        async for mode, chunk in subgraph.astream(state, config, stream_mode=["custom", "values"],
+                                                  output_keys=subgraph.output_channels):
+            if mode == "custom":
+                relay(chunk)
+            else:
+                output = chunk
+        return output  # the last "values" chunk: the subgraph's output
+
+    run_subgraph.__name__ = subgraph.get_name()
+    return run_subgraph

@@ -24,6 +24,7 @@ from veracity.evidence.base import EvidenceBackend
 from veracity.evidence.retriever import RetrieverBackend
 from veracity.llm.caps import with_output_cap
 from veracity.llm.models import init_model
+from veracity.validation import missing_source, source_conflict
 
 if TYPE_CHECKING:
     from veracity.offline.judge.entailment_judge import EntailmentJudge
@@ -105,31 +106,10 @@ def resolve_mode(context: Context, *, bound_model: object = None, bound_backend:
         search = "source"
     else:
         search = "web" if os.environ.get("TAVILY_API_KEY") else "kb"
-    if search == "source" and bound_backend is None and not (context.source_text or "").strip():
-        raise ConfigurationError("search 'source' needs a non-empty source text (--source FILE, or source_text=...)")
+    missing = missing_source(search, context.source_text, bound_backend=bound_backend)
+    if missing is not None:
+        raise ConfigurationError(missing)
     return Mode(model=model, search=search)
-
-
-SOURCE_SEARCHES = ("auto", "source")
-"""The `search` settings that agree with a source text: with either, the evidence is that source."""
-
-
-def source_conflict(search: str | None, source_text: str | None, *, bound_backend: object = None) -> str | None:
-    """Why these evidence settings contradict the source text, or None when they agree.
-
-    A source text is always the evidence of the check that carries it: naming another search
-    ('web', 'kb') or binding a backend alongside it is a usage error, never a silent switch.
-    """
-    if source_text is None:
-        return None
-    if bound_backend is not None:
-        forced = f"the bound backend {getattr(bound_backend, 'name', 'custom')!r}"
-    elif search is not None and search not in SOURCE_SEARCHES:
-        forced = f"search {search!r}"
-    else:
-        return None
-    return (f"a source text was given, so the evidence is that source; {forced} cannot be combined with "
-            "source_text (drop one)")
 
 
 def _knowledge_base(path: str | None) -> EvidenceBackend:

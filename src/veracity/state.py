@@ -8,8 +8,8 @@ claims it re-ran.
 
 from __future__ import annotations
 
-import operator
-from typing import Annotated, Any, Literal, NotRequired
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, NotRequired, TypeVar, get_origin, get_type_hints
 
 from typing_extensions import TypedDict
 
@@ -25,6 +25,9 @@ from veracity.contracts import (
     TraceRecord,
     Verdict,
 )
+
+GateDecision = Literal["accept", "retry", "give_up"]
+"""What a gate decided about the step before it: accept its output, ask it again, or give up (record a failure)."""
 
 
 def merge_by_key(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
@@ -43,6 +46,30 @@ def merge_keeping_none(left: dict[str, Any] | None, right: dict[str, Any] | None
     return {**(left or {}), **(right or {})}
 
 
+Item = TypeVar("Item")
+
+
+def concatenate(left: list[Item] | None, right: list[Item] | None) -> list[Item]:
+    """Append the new items (trace records) to those already there, in the order they arrive."""
+    return [*(left or []), *(right or [])]
+
+
+Reducer = Callable[[Any, Any], Any]
+"""Combines a key's current value (None when it has none yet) with an update to it."""
+
+
+def reducers(schema: type) -> dict[str, Reducer]:
+    """The reducer each key of a state schema declares, as ``Annotated[type, reducer]`` (as LangGraph reads it).
+
+    Keys without one are left out: an update replaces their value. Every reducer here takes None
+    for a key not set yet, so code that follows a run outside the graph (`veracity.run.deadline`)
+    merges updates exactly as the graph does.
+    """
+    hints = get_type_hints(schema, include_extras=True)
+    return {key: hint.__metadata__[-1] for key, hint in hints.items()
+            if get_origin(hint) is Annotated and callable(hint.__metadata__[-1])}
+
+
 class ClaimResults(TypedDict, total=False):
     """What one claim branch hands back to the top-level graph.
 
@@ -54,7 +81,7 @@ class ClaimResults(TypedDict, total=False):
     tool_failures: Annotated[dict[str, ToolFailure | None], merge_keeping_none]
     verdicts: Annotated[dict[str, Verdict], merge_keeping_none]
     judge_failures: Annotated[dict[str, GateFailure | None], merge_keeping_none]
-    trace: Annotated[list[TraceRecord], operator.add]
+    trace: Annotated[list[TraceRecord], concatenate]
 
 
 class TopLevelResults(TypedDict, total=False):
@@ -64,7 +91,7 @@ class TopLevelResults(TypedDict, total=False):
     tool_failures: Annotated[dict[str, ToolFailure], merge_by_key]
     verdicts: Annotated[dict[str, Verdict], merge_by_key]
     judge_failures: Annotated[dict[str, GateFailure], merge_by_key]
-    trace: Annotated[list[TraceRecord], operator.add]
+    trace: Annotated[list[TraceRecord], concatenate]
 
 
 class InputState(TypedDict):
@@ -93,6 +120,8 @@ class FactCheckState(TopLevelResults, total=False):
     extraction_attempt: int
     extraction_errors: list[str]
     extraction_failure: GateFailure | None
+    extraction_decision: GateDecision
+    """`extraction_gate`'s decision, which its router reads."""
     input_failure: GateFailure | None
     message: str | None
     evaluation: Evaluation
@@ -120,6 +149,8 @@ class ClaimUpdate(ClaimResults, total=False):
     judge_call_error: str | None
     judge_attempt: int
     judge_errors: list[str]
+    verdict_decision: GateDecision
+    """`verdict_gate`'s decision, which its router reads."""
     judge_confidence: float | None
     """The calibrated confidence of the judge's answer (offline judge and calculator), or None."""
     judge_leaning: Literal["supported", "refuted"] | None

@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 from langgraph_sdk import get_client
+from langgraph_sdk.schema import StreamPart
 
 ROOT = Path(__file__).resolve().parents[2]
 POLICY = "Returns within 14 days. Return shipping costs 5 dollars."
@@ -65,18 +66,26 @@ def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             process.wait(timeout=10)
 
 
-def test_a_thread_streams_per_claim_steps_and_ends_with_the_report(dev_server: str) -> None:
-    async def scenario() -> tuple[list, dict]:
-        client = get_client(url=dev_server)
-        thread = await client.threads.create()
-        parts = [part async for part in client.runs.stream(
-            thread["thread_id"], "factcheck", input={"text": ANSWER},
-            context={"model": "offline", "source_text": POLICY}, stream_mode=["updates", "custom"],
-            stream_subgraphs=True)]
-        state = await client.threads.get_state(thread["thread_id"])
-        return parts, state
+async def stream_a_check(url: str, *, subgraphs: bool) -> tuple[list[StreamPart], dict]:
+    """A thread, a run streamed with updates and custom (as Studio and SDK clients do), then the thread's state."""
+    client = get_client(url=url)
+    thread = await client.threads.create()
+    parts = [part async for part in client.runs.stream(
+        thread["thread_id"], "factcheck", input={"text": ANSWER},
+        context={"model": "offline", "source_text": POLICY}, stream_mode=["updates", "custom"],
+        stream_subgraphs=subgraphs)]
+    state = await client.threads.get_state(thread["thread_id"])
+    return parts, state
 
-    parts, state = asyncio.run(scenario())
+
+def verdicts_heard(parts: list[StreamPart]) -> list[tuple[str, tuple[str, str | None]]]:
+    """Each `verdict` progress event on a custom stream (`veracity.ProgressEvent`, as JSON), in arrival order."""
+    return [(part.data["claim"]["id"], (part.data["verdict"]["label"], part.data["verdict"]["leaning"]))
+            for part in parts if part.event.split("|")[0] == "custom" and part.data["kind"] == "verdict"]
+
+
+def test_a_thread_streams_per_claim_steps_and_ends_with_the_report(dev_server: str) -> None:
+    parts, state = asyncio.run(stream_a_check(dev_server, subgraphs=True))
     updates = [(part.event, next(iter(part.data))) for part in parts if part.event.startswith("updates")]
     per_claim = [node for event, node in updates if event.startswith("updates|check_claim:")]
     assert per_claim.count("verdict_gate") == 2  # each claim's branch reports its own steps
@@ -85,11 +94,23 @@ def test_a_thread_streams_per_claim_steps_and_ends_with_the_report(dev_server: s
     report = state["values"]["report"]
     assert report["mode"] == "offline+source"
     assert [(v["label"], v["leaning"]) for v in report["verdicts"]] == HELD_AND_SUPPORTED
-    progress = [part.data for part in parts if part.event.startswith("custom")]  # veracity.ProgressEvent, as JSON
+    progress = [part.data for part in parts if part.event.startswith("custom")]
     assert [event["kind"] for event in progress][:2] == ["extracting", "claims"]
-    verdicts = {event["claim"]["id"]: (event["verdict"]["label"], event["verdict"]["leaning"])
-                for event in progress if event["kind"] == "verdict"}
-    assert verdicts == dict(zip(("c1", "c2"), HELD_AND_SUPPORTED, strict=True))
+    assert sorted(verdicts_heard(parts)) == list(zip(("c1", "c2"), HELD_AND_SUPPORTED, strict=True))  # once each
+
+
+def test_each_verdict_reaches_the_custom_stream_without_streaming_subgraphs(dev_server: str) -> None:
+    """The SDK's default (no `stream_subgraphs`): each claim's verdict still arrives, once, as its branch reaches it."""
+    parts, _state = asyncio.run(stream_a_check(dev_server, subgraphs=False))
+    assert all("|" not in part.event for part in parts)  # nothing from inside the subgraph was asked for
+    assert sorted(verdicts_heard(parts)) == list(zip(("c1", "c2"), HELD_AND_SUPPORTED, strict=True))
+    steps = [part.data["kind"] if part.event == "custom" else next(iter(part.data))
+             for part in parts if part.event in ("custom", "updates")]
+    heard = [position for position, step in enumerate(steps) if step == "verdict"]
+    landed = [position for position, step in enumerate(steps) if step == "check_claim"]  # a branch's result
+    assert len(heard) == len(landed) == 2
+    assert all(verdict < result for verdict, result in zip(heard, landed, strict=True))  # as each branch ends
+    assert steps[-2:] == ["evaluate_report", "finalize_report"]  # so all of them before the report
 
 
 def test_the_http_app_is_mounted_beside_the_graph(dev_server: str) -> None:

@@ -9,7 +9,7 @@ import pytest
 import veracity
 from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
 from veracity.contracts import Evidence
-from veracity.nodes.judge import evidence_boundary, format_evidence
+from veracity.prompts.judge import evidence_boundary, format_evidence
 
 CLAIM = "The Nile flows into the Mediterranean Sea."
 NOTE = "The Nile flows north and empties into the Mediterranean Sea."

@@ -21,9 +21,10 @@ from veracity.offline.judge.entities import (
     named_entities,
     states_phrase,
 )
+from veracity.offline.judge.judgement import to_judge_output
 from veracity.offline.judge.negation import negation_mismatch, polarity
 from veracity.offline.judge.numbers import extract_quantities, number_mismatch, quantities_agree
-from veracity.offline.judge.reference_judge import OfflineJudge, passages, to_judge_output
+from veracity.offline.judge.reference_judge import OfflineJudge, passages
 from veracity.offline.judge.signals import compute_signals
 from veracity.offline.judge.words import lexical_coverage, stem
 

@@ -16,6 +16,7 @@ from veracity.cli import main
 from veracity.cli.check import streamed
 from veracity.cli.live import LiveVerdicts
 from veracity.contracts import Claim, Verdict
+from veracity.graph import graph
 from veracity.progress import ProgressEvent
 
 FOUND = "Canberra is the capital of Australia."
@@ -98,3 +99,19 @@ def test_the_live_table_counts_claims_without_evidence() -> None:
     console = Console(file=screen, force_terminal=True, width=120)
     asyncio.run(streamed(text, console, {"model": world.model(), "backend": world.backend()}))
     assert "2/2 claims judged" in screen.getvalue()
+
+
+async def progress_of_a_graph_run(*, subgraphs: bool) -> list[ProgressEvent]:
+    """The custom events a caller of the compiled graph hears, streaming updates and custom (as Studio does)."""
+    stream = graph.astream({"text": ANSWER}, context={"model": "offline", "source_text": POLICY},
+                           stream_mode=["updates", "custom"], subgraphs=subgraphs)
+    return [part[-1] async for part in stream if part[-2] == "custom"]
+
+
+def test_each_verdict_reaches_the_callers_custom_stream_once_with_or_without_subgraphs() -> None:
+    for subgraphs in (False, True):
+        events = asyncio.run(progress_of_a_graph_run(subgraphs=subgraphs))
+        assert [event.kind for event in events] == ["extracting", "claims", "verdict", "verdict"], subgraphs
+        verdicts = {event.claim.id: (event.verdict.label, event.verdict.leaning)
+                    for event in events if event.claim is not None and event.verdict is not None}
+        assert verdicts == {"c1": ("unverifiable", "refuted"), "c2": ("supported", None)}, subgraphs

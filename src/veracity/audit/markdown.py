@@ -7,6 +7,7 @@ from importlib.metadata import version
 
 from veracity.contracts import Claim, Report, TraceRecord, Verdict
 from veracity.evidence.counter import TRACE_PREFIX, counter_query
+from veracity.nodes.names import GATHER_EVIDENCE, VERDICT_GATE
 
 
 def _cell(text: str | None) -> str:
@@ -72,7 +73,7 @@ def skipped_section(report: Report) -> list[str]:
 def _claim_section(report: Report, claim: Claim) -> list[str]:
     verdict = report.verdict_for(claim.id)
     records = [record for record in report.trace if record.claim_id == claim.id]
-    searches = [record for record in records if record.step == "gather_evidence"]
+    searches = [record for record in records if record.step == GATHER_EVIDENCE]
     lines = [f"## {claim.id}: {claim.text}", "", f"Said as: “{claim.source}”", "", "Searches:"]
     own = [record for record in searches if not (record.reason or "").startswith(TRACE_PREFIX)]
     counter = [record for record in searches if (record.reason or "").startswith(TRACE_PREFIX)]
@@ -89,7 +90,7 @@ def _claim_section(report: Report, claim: Claim) -> list[str]:
         lines.append(f"- `{item.id}` {item.title or '(untitled)'} {item.url or ''} (from the {found}, "
                      f"{item.backend})".replace("  ", " "))
     lines += ["", *_decision(report, verdict)]
-    retries = [record for record in records if record.step == "verdict_gate" and record.outcome != "ok"]
+    retries = [record for record in records if record.step == VERDICT_GATE and record.outcome != "ok"]
     if retries:
         lines += ["", "Judge retries:", *(f"- attempt {r.attempt}: {r.outcome}: {r.reason}" for r in retries)]
     return [*lines, ""]

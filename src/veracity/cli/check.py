@@ -25,7 +25,13 @@ from veracity.errors import ConfigurationError, InputError
 from veracity.llm.calls import StructuredOutput
 from veracity.llm.caps import CAP_SETTINGS
 from veracity.progress import ProgressEvent
-from veracity.resources import SOURCE_SEARCHES, resolve_mode
+from veracity.resources import resolve_mode
+from veracity.validation import (
+    MAX_SOURCE_BYTES,
+    overrides_source,
+    source_conflict_message,
+    source_text_problem,
+)
 
 EXIT_SUPPORTED = 0
 EXIT_NOT_SUPPORTED = 1
@@ -48,18 +54,13 @@ def exit_code(report: Report) -> int:
     return {"pass": EXIT_SUPPORTED, "fail": EXIT_NOT_SUPPORTED, "incomplete": EXIT_INCOMPLETE}[report.outcome]
 
 
-MAX_SOURCE_BYTES = 50_000_000
-"""Largest --source file read (a PDF of a few hundred pages); larger is refused before reading."""
-MAX_SOURCE_CHARS = 2_000_000
-"""Most characters of source text kept for a check."""
-
-
 def read_source(path: Path) -> str:
     """Read a --source file's text, or exit 2 with the reason.
 
     Only a regular file is read (a pipe or device such as /dev/zero could block or never end), at
     most `MAX_SOURCE_BYTES`. PDF and HTML go through the knowledge base's loaders; anything else is
-    read as UTF-8, and a file that holds NUL bytes is refused as binary.
+    read as UTF-8, and a file that holds NUL bytes is refused as binary. The text must then pass
+    `source_text_problem` (not empty, at most `MAX_SOURCE_CHARS` characters).
     """
     from veracity.kb.loaders import SkipDocument, load
     from veracity.kb.sources import SUPPORTED_SUFFIXES, Source
@@ -84,10 +85,9 @@ def read_source(path: Path) -> str:
         raise bad(str(exc)) from None
     except OSError as exc:
         raise bad(f"cannot read it: {exc.strerror or exc}") from None
-    if not content.strip():
-        raise bad("empty (no text)")
-    if len(content) > MAX_SOURCE_CHARS:
-        raise bad(f"{len(content):,} characters of text; the limit is {MAX_SOURCE_CHARS:,}")
+    problem = source_text_problem(content)
+    if problem is not None:
+        raise bad(problem)
     return content
 
 
@@ -293,9 +293,8 @@ def check_command(
         **token_caps,
     }
     if source_file is not None:
-        if search not in SOURCE_SEARCHES:
-            raise click.UsageError(f"a source text was given, so the evidence is that source; --search {search} "
-                                   "cannot be combined with --source (drop one)")
+        if overrides_source(search):
+            raise click.UsageError(source_conflict_message(f"--search {search}", "--source"))
         given.update(source_text=read_source(source_file), source_title=source_file.name)
     settings: dict[str, Any] = {name: value for name, value in given.items() if value is not None}
     context = Context.from_settings(**settings)

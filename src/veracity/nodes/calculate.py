@@ -2,7 +2,7 @@
 
 A claim the calculator recognises gets a computed verdict whose inputs are quoted evidence
 sentences; the verdict gate checks those quotes like any other citation. Any other claim goes
-on to the judge unchanged.
+on to the judge unchanged: `computation` in the state says which (its router reads it).
 """
 
 from __future__ import annotations
@@ -10,12 +10,11 @@ from __future__ import annotations
 import datetime
 
 from langgraph.runtime import Runtime
-from langgraph.types import Command
 
 from veracity.calculator import Answer, calculate
 from veracity.context import Context
 from veracity.contracts import Computation, ComputedInput, TraceRecord
-from veracity.nodes.names import CALCULATE_CLAIM, JUDGE_CLAIM, VERDICT_GATE, AfterCalculation
+from veracity.nodes.names import CALCULATE_CLAIM
 from veracity.nodes.timing import Stopwatch
 from veracity.offline.calibration.ruling import CaseRule
 from veracity.state import ClaimState, ClaimUpdate, evidence_for
@@ -39,8 +38,11 @@ def computation_of(answer: Answer) -> Computation:
     )
 
 
-def calculate_claim(state: ClaimState, runtime: Runtime[Context]) -> Command[AfterCalculation]:
-    """Compute the claim when it is a computed claim (to the gate); otherwise hand it to the judge."""
+def calculate_claim(state: ClaimState, runtime: Runtime[Context]) -> ClaimUpdate:
+    """Compute the claim when it is a computed claim (an answer for the gate); otherwise leave it to the judge.
+
+    The update's `computation` is set only for a computed claim.
+    """
     watch = Stopwatch()
     claim = state["claim"]
     evidence = evidence_for(state)
@@ -53,7 +55,7 @@ def calculate_claim(state: ClaimState, runtime: Runtime[Context]) -> Command[Aft
     if answer is None:
         record = TraceRecord(step=CALCULATE_CLAIM, claim_id=claim.id, outcome="skipped",
                              reason="not a computed claim", seconds=watch.seconds)
-        return Command(goto=JUDGE_CLAIM, update={"claim_evidence": evidence, "computation": None, "trace": [record]})
+        return {"claim_evidence": evidence, "computation": None, "trace": [record]}
     first = answer.inputs[0] if answer.inputs else None
     ruling = CaseRule.shipped("calculator", runtime.context.min_precision).rule({
         "label": answer.label,
@@ -68,4 +70,4 @@ def calculate_claim(state: ClaimState, runtime: Runtime[Context]) -> Command[Aft
         "judge_attempt": state.get("judge_attempt", 0) + 1, "computation": computation_of(answer), "trace": [record],
         "judge_confidence": ruling.confidence, "judge_leaning": ruling.leaning,
     }
-    return Command(goto=VERDICT_GATE, update=update)
+    return update

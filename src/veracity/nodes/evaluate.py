@@ -1,19 +1,19 @@
-"""evaluate_report: rule-based checks of the whole report (no LLM), and the revise decision."""
+"""evaluate_report: rule-based checks of the whole report (no LLM), and the revise round's feedback."""
 
 from __future__ import annotations
 
 from langgraph.runtime import Runtime
-from langgraph.types import Send
 
 from veracity.calculator.arithmetic import decide_arithmetic
 from veracity.citations import quote_problem
 from veracity.context import Context
 from veracity.contracts import Claim, Evaluation, EvaluationIssue, Evidence, TraceRecord, Verdict
 from veracity.nodes.gates import computation_problem
-from veracity.nodes.names import CHECK_CLAIM, EVALUATE_REPORT, FINALIZE_REPORT, REVISE, AfterEvaluation
+from veracity.nodes.names import EVALUATE_REPORT, REVISE
 from veracity.nodes.timing import Stopwatch
 from veracity.progress import ProgressEvent, emit
-from veracity.state import ClaimInput, FactCheckState
+from veracity.prompts.revise import revise_feedback
+from veracity.state import FactCheckState
 
 
 def evaluate(state: FactCheckState, *, allow_snippet_citations: bool = False, verify_pages: bool = True) -> Evaluation:
@@ -146,41 +146,14 @@ def revisable_claims(state: FactCheckState) -> dict[str, list[str]]:
     return found
 
 
-def route_after_evaluation(state: FactCheckState, runtime: Runtime[Context]) -> AfterEvaluation:
-    """Revise while evaluation fails on fixable claims and the revision cap allows it."""
-    if state["evaluation"].passed or not revisable_claims(state):
-        return FINALIZE_REPORT
-    if state.get("revision", 0) >= runtime.context.max_revisions:
-        return FINALIZE_REPORT
-    return REVISE
-
-
 def revise(state: FactCheckState, runtime: Runtime[Context]) -> FactCheckState:
     """Start a revise round: count it and write the feedback each failing claim gets."""
     revision = state.get("revision", 0) + 1
     feedback = {
-        claim_id: runtime.context.revise_feedback.format(issues="\n".join(f"- {m}" for m in messages))
+        claim_id: revise_feedback(messages, runtime.context.revise_feedback)
         for claim_id, messages in revisable_claims(state).items()
     }
     record = TraceRecord(step=REVISE, attempt=revision, outcome="ok", reason=f"re-judging {', '.join(feedback)}")
     claims = [claim for claim in state.get("claims", []) if claim.id in feedback]
     emit(ProgressEvent(kind="revising", claims=claims, revision=revision))
     return {"revision": revision, "revise_feedback": feedback, "trace": [record]}
-
-
-def send_revisions(state: FactCheckState) -> list[Send]:
-    """Send only the failing claims back through `check_claim`, with their evidence and feedback."""
-    claims = {claim.id: claim for claim in state.get("claims", [])}
-    evidence = state.get("evidence", {})
-    branches: list[ClaimInput] = [
-        {
-            "claim": claims[claim_id],
-            "revision": state["revision"],
-            "prior_evidence": evidence.get(claim_id) or None,
-            "feedback": feedback,
-            "source_mode": state.get("source_mode", False),
-        }
-        for claim_id, feedback in state.get("revise_feedback", {}).items()
-        if claim_id in claims
-    ]
-    return [Send(CHECK_CLAIM, branch) for branch in branches]

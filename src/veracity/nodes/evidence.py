@@ -13,14 +13,13 @@ from tenacity import (
 )
 
 from veracity.cache.outcomes import observe_cache, overall
-from veracity.calculator.arithmetic import is_arithmetic
 from veracity.context import Context
 from veracity.contracts import Evidence, SearchHit, ToolFailure, TraceRecord, Verdict
 from veracity.errors import ConfigurationError, ToolError
 from veracity.evidence.base import EvidenceBackend
 from veracity.evidence.counter import TRACE_PREFIX as COUNTER_TRACE_PREFIX
 from veracity.evidence.counter import counter_query
-from veracity.nodes.names import CALCULATE_CLAIM, END, GATHER_EVIDENCE, AfterEvidence, ClaimStart
+from veracity.nodes.names import GATHER_EVIDENCE
 from veracity.nodes.timing import Stopwatch
 from veracity.progress import emit_verdict
 from veracity.resources import Resources
@@ -173,15 +172,3 @@ def _counter_evidence(claim_id: str, backend: str, hits: list[SearchHit], found:
         Evidence(id=f"{claim_id}-e{index}", claim_id=claim_id, backend=backend, found_by="counter", **hit.model_dump())
         for index, hit in enumerate(fresh, start=len(found) + 1)
     ]
-
-
-def route_after_evidence(state: ClaimState) -> AfterEvidence:
-    """Go on (calculator, then judge) only when there is evidence to judge against."""
-    return CALCULATE_CLAIM if state.get("claim_evidence") else END
-
-
-def route_claim_start(state: ClaimState) -> ClaimStart:
-    """Plain arithmetic needs no evidence, and a revise round brings its own: both skip the search."""
-    if state.get("prior_evidence") or is_arithmetic(state["claim"].text):
-        return CALCULATE_CLAIM
-    return GATHER_EVIDENCE

@@ -7,7 +7,6 @@ text, at most `statement_limit` claims) and its answer's output cap (`extraction
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -21,12 +20,11 @@ from veracity.nodes.model_answer import answer_record
 from veracity.nodes.names import EXTRACT_CLAIMS
 from veracity.nodes.timing import Stopwatch
 from veracity.progress import ProgressEvent, emit
-from veracity.prompts.feedback import gate_feedback
-from veracity.prompts.source_mode import SOURCE_EXTRACT_ADDENDUM
+from veracity.prompts.extract import EXTRACT_USER_TEMPLATE, SOURCE_EXTRACT_ADDENDUM
+from veracity.prompts.retry import retry_feedback
 from veracity.resources import Resources
 from veracity.state import FactCheckState
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
+from veracity.validation import input_problem
 
 CLAIM_MARGIN_CHARS = 200
 """A claim may restate its source with names put in for pronouns."""
@@ -49,28 +47,6 @@ EXTRACTION_BASE_TOKENS = 256
 EXTRACTION_TOKENS_PER_CHAR = 0.75
 """Every claim restates its sentence twice (`claim` and a verbatim `source`) and adds a short
 counter-query: about three times the text's own tokens, at about four characters a token."""
-
-
-def valid_unicode(text: str) -> str:
-    """`text` with every unpaired surrogate replaced by U+FFFD, so the report can always be written as JSON.
-
-    Python strings can hold them (from ``surrogateescape`` decoding, or built by hand); UTF-8 cannot.
-    """
-    return _SURROGATE.sub("\ufffd", text)
-
-
-def input_problem(text: object, max_chars: int) -> str | None:
-    """Return why `text` cannot be checked (not a string, blank, too long), or None."""
-    if not isinstance(text, str):
-        return f"text must be a string, got {type(text).__name__}"
-    if not text.strip():
-        return "the text is empty"
-    if len(text) > max_chars:
-        return (
-            f"the text is {len(text):,} characters; the limit is {max_chars:,} "
-            "(split it, or raise max_text_chars)"
-        )
-    return None
 
 
 def word_count(text: str) -> int:
@@ -123,12 +99,15 @@ def extraction_tokens(text: str, context: Context) -> int:
 def extraction_messages(
     text: str, context: Context, errors: list[str], *, source_mode: bool = False
 ) -> list[BaseMessage]:
-    """The extraction prompt (`context.extraction_prompt`), with the last gate error stitched in on a retry."""
+    """The extraction prompt (`veracity.prompts.extract`, system text from `context.extraction_prompt`) for `text`.
+
+    The last gate error follows on a retry.
+    """
     system = context.extraction_prompt + (SOURCE_EXTRACT_ADDENDUM if source_mode else "")
     return [
         SystemMessage(system),
-        HumanMessage(f"Text to split into claims:\n\n{text}"),
-        *gate_feedback(errors, context.max_extraction_attempts),
+        HumanMessage(EXTRACT_USER_TEMPLATE.format(text=text)),
+        *retry_feedback(errors, context.max_extraction_attempts),
     ]
 
 

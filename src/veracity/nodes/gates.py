@@ -1,4 +1,8 @@
-"""Gate nodes: validate the previous step's output, retry with the exact error, or record a failure."""
+"""Gate nodes: validate the previous step's output, retry with the exact error, or record a failure.
+
+A gate writes its decision (`GateDecision`) into the state; its router in `veracity.routes` reads
+it to choose the next node.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,6 @@ import re
 from collections import Counter
 
 from langgraph.runtime import Runtime
-from langgraph.types import Command, Send
 
 from veracity.citations import quote_problem
 from veracity.context import Context
@@ -23,26 +26,14 @@ from veracity.contracts import (
     Verdict,
 )
 from veracity.nodes.extract import WORDS_PER_CLAIM, statement_limit, word_count
-from veracity.nodes.names import (
-    CHECK_CLAIM,
-    END,
-    EVALUATE_REPORT,
-    EXTRACT_CLAIMS,
-    EXTRACTION_GATE,
-    JUDGE_CLAIM,
-    VERDICT_GATE,
-    VERIFY_PAGE,
-    AfterExtraction,
-    AfterVerdict,
-)
-from veracity.nodes.page import page_to_check
+from veracity.nodes.names import EXTRACTION_GATE, VERDICT_GATE
 from veracity.nodes.payload import validate_payload
 from veracity.nodes.timing import Stopwatch
 from veracity.offline.extract import skip_reason
 from veracity.offline.judge.relevance import citation_off_topic
 from veracity.progress import ProgressEvent, emit, emit_verdict
 from veracity.resources import OFFLINE
-from veracity.state import ClaimInput, ClaimState, FactCheckState, evidence_for
+from veracity.state import ClaimState, ClaimUpdate, FactCheckState, evidence_for
 
 NO_CLAIMS_MESSAGE = "No checkable factual claims found (questions, greetings and opinions are not checked)."
 _LISTED_SKIPPED = 5
@@ -155,14 +146,15 @@ def no_claims_message(skipped: list[Skipped]) -> str:
     return f"No checkable factual claims found; not checked ({kinds}): {'; '.join(quoted)}."
 
 
-def extraction_gate(
-    state: FactCheckState, runtime: Runtime[Context]
-) -> Command[AfterExtraction]:
-    """Validate the extraction; fan out one `check_claim` per claim, retry, or give up cleanly."""
+def extraction_gate(state: FactCheckState, runtime: Runtime[Context]) -> FactCheckState:
+    """Validate the extraction: accept its claims, ask for a retry with the error, or give up cleanly.
+
+    A rejected input has nothing to validate: the gate gives up at once, with no claims.
+    """
     watch = Stopwatch()
     attempt = state.get("extraction_attempt", 1)
     if state.get("input_failure"):
-        return Command(goto=EVALUATE_REPORT, update={"claims": []})
+        return {"claims": [], "extraction_decision": "give_up"}
 
     error = state.get("extraction_call_error")
     claims: list[Claim] = []
@@ -183,30 +175,30 @@ def extraction_gate(
             step=EXTRACTION_GATE, attempt=attempt, outcome="ok",
             reason=f"{len(claims)} claim(s){set_aside}", seconds=watch.seconds,
         )
-        update: FactCheckState = {"claims": claims, "skipped": skipped, "revision": 0, "trace": [record]}
+        update: FactCheckState = {
+            "claims": claims, "skipped": skipped, "revision": 0, "extraction_decision": "accept", "trace": [record],
+        }
         if not claims:
-            return Command(goto=EVALUATE_REPORT, update={**update, "message": no_claims_message(skipped)})
+            return {**update, "message": no_claims_message(skipped)}
         emit(ProgressEvent(kind="claims", claims=claims))
-        source_mode = state.get("source_mode", False)
-        branches: list[ClaimInput] = [{"claim": claim, "revision": 0, "source_mode": source_mode} for claim in claims]
-        return Command(goto=[Send(CHECK_CLAIM, branch) for branch in branches], update=update)
+        return update
 
     errors = [*state.get("extraction_errors", []), error]
     if attempt < runtime.context.max_extraction_attempts:
         record = TraceRecord(
             step=EXTRACTION_GATE, attempt=attempt, outcome="retry", reason=error, seconds=watch.seconds
         )
-        return Command(goto=EXTRACT_CLAIMS, update={"extraction_errors": errors, "trace": [record]})
+        return {"extraction_errors": errors, "extraction_decision": "retry", "trace": [record]}
 
     failure = GateFailure(
         step="extract", attempts=attempt, errors=errors,
         message=f"claim extraction failed validation {attempt} time(s); last error: {error}",
     )
     record = TraceRecord(step=EXTRACTION_GATE, attempt=attempt, outcome="failed", reason=error, seconds=watch.seconds)
-    return Command(
-        goto=EVALUATE_REPORT,
-        update={"claims": [], "extraction_errors": errors, "extraction_failure": failure, "trace": [record]},
-    )
+    return {
+        "claims": [], "extraction_errors": errors, "extraction_failure": failure, "extraction_decision": "give_up",
+        "trace": [record],
+    }
 
 
 def citation_problem(output: JudgeOutput, evidence: list[Evidence]) -> str | None:
@@ -293,8 +285,8 @@ def _verdict(state: ClaimState, output: JudgeOutput, *, verified: bool) -> Verdi
     )
 
 
-def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> Command[AfterVerdict]:
-    """Check the judge's schema and citation; accept, send back with the reason, or downgrade."""
+def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> ClaimUpdate:
+    """Check the judge's schema and citation; accept, send back with the reason, or give up and downgrade."""
     watch = Stopwatch()
     claim_id = state["claim"].id
     attempt = state.get("judge_attempt", 1)
@@ -327,10 +319,10 @@ def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> Command[AfterV
             reason=verdict.label, seconds=watch.seconds,
         )
         emit_verdict(state, verdict, evidence)
-        return Command(
-            goto=VERIFY_PAGE if page_to_check(verdict, evidence, runtime.context) is not None else END,
-            update={"verdicts": {claim_id: verdict}, "judge_failures": {claim_id: None}, "trace": [record]},
-        )
+        return {
+            "verdicts": {claim_id: verdict}, "judge_failures": {claim_id: None}, "verdict_decision": "accept",
+            "trace": [record],
+        }
 
     error = error or "the judge returned no verdict"  # set on every path that leaves `verdict` None
     errors = [*state.get("judge_errors", []), error]
@@ -339,7 +331,7 @@ def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> Command[AfterV
             step=VERDICT_GATE, claim_id=claim_id, attempt=attempt, outcome="retry", reason=error,
             seconds=watch.seconds,
         )
-        return Command(goto=JUDGE_CLAIM, update={"judge_errors": errors, "trace": [record]})
+        return {"judge_errors": errors, "verdict_decision": "retry", "trace": [record]}
 
     reason = f"{headline}: {error}"
     if state.get("source_mode"):
@@ -357,7 +349,7 @@ def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> Command[AfterV
         seconds=watch.seconds,
     )
     emit_verdict(state, downgraded, evidence)
-    return Command(
-        goto=END,
-        update={"verdicts": {claim_id: downgraded}, "judge_failures": {claim_id: failure}, "trace": [record]},
-    )
+    return {
+        "verdicts": {claim_id: downgraded}, "judge_failures": {claim_id: failure}, "verdict_decision": "give_up",
+        "trace": [record],
+    }

@@ -1,7 +1,7 @@
-"""Node names, defined once: the wiring, the routers, the commands and the trace all use these.
+"""Node names, defined once: the wiring, the routers and the trace all use these.
 
-Routers and commands also spell their destinations as `Literal` types, which LangGraph reads to
-draw the graph; those types are defined here too, next to the names they list.
+The routers (`veracity.routes`) spell their destinations as `Literal` types, defined here too,
+next to the names they list.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ FINALIZE_REPORT: Final = "finalize_report"
 END: Final = "__end__"
 """`langgraph.graph.END`, spelled as a literal so that routers returning it keep their `Literal` type."""
 
-AfterExtraction = Literal["extract_claims", "check_claim", "evaluate_report"]
-"""Where `extraction_gate` goes: retry extraction, fan out per claim, or straight to evaluation."""
+AfterExtraction = Literal["extract_claims", "evaluate_report"]
+"""Where `extraction_gate` goes unless it fans out (one `Send` to `check_claim` per claim): retry, or evaluate."""
 ClaimStart = Literal["gather_evidence", "calculate_claim"]
 """Where a claim branch starts: search, or the calculator (plain arithmetic, or a revise round with evidence)."""
 AfterEvidence = Literal["calculate_claim", "__end__"]

@@ -1,1 +1,4 @@
-"""Prompt texts, one module per step. Each is a plain string constant."""
+"""Prompts, one module per step: `extract`, `judge` and `revise` each hold that step's whole prompt.
+
+`retry` holds the wording both gated steps (extract, judge) get when their gate rejects an answer.
+"""

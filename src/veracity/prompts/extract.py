@@ -1,4 +1,8 @@
-"""System prompt for the claim-extraction step."""
+"""The claim-extraction step's prompt: system text, its source-mode addendum, and the user template.
+
+The system text is `Context.extraction_prompt` (this module's `EXTRACT_PROMPT` by default). On a retry the
+gate's rejection follows in the wording of `veracity.prompts.retry`.
+"""
 
 EXTRACT_PROMPT = """\
 You split a text into atomic factual claims so that each can be checked on its own.
@@ -28,3 +32,17 @@ Rules:
 Reply only with the structured result:
 {"claims": [{"claim": "...", "source": "...", "counter_query": "..."}],
  "skipped": [{"source": "...", "reason": "opinion"}]}."""
+"""System text: how to split a text into atomic, checkable claims, and what to skip."""
+
+SOURCE_EXTRACT_ADDENDUM = """
+
+The text is an answer (for example from a support agent) that must stay within a source
+document. Courtesy with no factual content ("I understand", "happy to help", apologies) is not
+a claim. Promises and commitments ("we'll refund you", "we'll find a solution") ARE claims."""
+"""Appended to the system text when an answer is checked against a source text."""
+
+EXTRACT_USER_TEMPLATE = """\
+Text to split into claims:
+
+{text}"""
+"""The user message: the text to split."""

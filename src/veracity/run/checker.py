@@ -24,13 +24,13 @@ from veracity.contracts import Report
 from veracity.errors import InputError, SourceConflictError
 from veracity.evidence.base import EvidenceBackend
 from veracity.graph import ClaimGraph, FactCheckGraph, build_claim_graph, compile_graph
-from veracity.nodes.extract import input_problem, valid_unicode
 from veracity.nodes.names import FINALIZE_REPORT
 from veracity.progress import ProgressEvent
-from veracity.resources import Mode, Resources, source_conflict
+from veracity.resources import Mode, Resources
 from veracity.run.checkpoints import open_checkpointer, reading_checkpoint
 from veracity.run.deadline import PartialRun, deadline_report
 from veracity.state import InputState
+from veracity.validation import checked_text, source_conflict
 
 OnProgress = Callable[[ProgressEvent], object]
 """A callback that hears each `ProgressEvent` of a check as it happens."""
@@ -103,10 +103,7 @@ class Checker:
     ) -> Report:
         """Fact-check `text` and return its `Report` (see `veracity.acheck`)."""
         context = self.context(**settings)
-        problem = input_problem(text, context.max_text_chars)
-        if problem:
-            raise InputError(problem)
-        text = valid_unicode(text)
+        text = checked_text(text, context.max_text_chars)
         config = self._run_config(self.resources.preflight(context), tags)
         if checkpoint is None:
             return await stream_report(self.graph, {"text": text}, config, context, on_progress)

@@ -1,10 +1,10 @@
 """A check's total deadline: what the graph had finished when time ran out, as an honest report.
 
 `PartialRun` follows the top-level stream (full state after each step, and each node's update
-as it lands, so a claim judged in a step that never finished still counts). When the deadline
-passes, `deadline_report` turns what was collected into a `Report`: every claim without a
-verdict is unverifiable with the reason, a `DeadlineFailure` says what was still running, and
-the report does not pass.
+as it lands, merged by the state's own reducers, so a claim judged in a step that never
+finished still counts). When the deadline passes, `deadline_report` turns what was collected
+into a `Report`: every claim without a verdict is unverifiable with the reason, a
+`DeadlineFailure` says what was still running, and the report does not pass.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Any
 
 from veracity.contracts import DeadlineFailure, Evaluation, EvaluationIssue, Report, Verdict
 from veracity.nodes.finalize import build_report
-from veracity.state import FactCheckState
+from veracity.state import FactCheckState, reducers
 
-_PER_CLAIM = ("evidence", "tool_failures", "verdicts", "judge_failures")
+_REDUCERS = reducers(FactCheckState)
 
 
 class PartialRun:
@@ -31,18 +31,13 @@ class PartialRun:
         self.state = dict(state)
 
     def updates(self, chunk: dict[str, Any]) -> None:
-        """One or more nodes' updates; per-claim results are merged as the graph's reducers would."""
+        """One or more nodes' updates, merged by the reducers `FactCheckState` declares (others replace)."""
         for update in chunk.values():
             if not isinstance(update, dict):
                 continue  # a node that returned nothing, or a command
             for key, value in update.items():
-                if key in _PER_CLAIM and isinstance(value, dict):
-                    merged = {**self.state.get(key, {}), **value}
-                    self.state[key] = {k: v for k, v in merged.items() if v is not None}
-                elif key == "trace" and isinstance(value, list):
-                    self.state["trace"] = [*self.state.get("trace", []), *value]
-                elif key not in _PER_CLAIM:
-                    self.state[key] = value
+                reducer = _REDUCERS.get(key)
+                self.state[key] = value if reducer is None else reducer(self.state.get(key), value)
 
     def task(self, event: dict[str, Any]) -> None:
         """A task started or finished (the ``tasks`` stream), so a failure can say what was still running."""

@@ -49,9 +49,9 @@ from starlette.exceptions import HTTPException
 from veracity.contracts import Report
 from veracity.errors import ConfigurationError, InputError, KnowledgeBaseError, SourceConflictError
 from veracity.progress import ProgressEvent
-from veracity.resources import source_conflict
 from veracity.run.checker import Checker
 from veracity.server.limits import BodyLimit, error_response, key_matches, parse_rate, presented_key
+from veracity.validation import source_conflict
 
 logger = logging.getLogger(__name__)
 

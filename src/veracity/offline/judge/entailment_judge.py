@@ -28,16 +28,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from veracity.contracts import Evidence
-from veracity.offline.judge.decision import Candidate, Decision
-from veracity.offline.judge.permission import permission_conflict
-from veracity.offline.judge.reference_judge import (
+from veracity.offline.judge.base import (
     JUDGEMENTS_REMEMBERED,
     MAX_SENTENCES_PER_ITEM,
-    OfflineJudge,
+    PassageJudge,
     most_overlapping,
     quotable_sentences,
     same_paragraph,
 )
+from veracity.offline.judge.decision import Candidate, Decision
+from veracity.offline.judge.permission import permission_conflict
 from veracity.offline.judge.relevance import same_subject_and_predicate, subject_phrase_stems
 from veracity.offline.judge.signals import (
     CONTRADICTION_DETECTORS,
@@ -314,8 +314,8 @@ class _Item:
     kept: list[int]
 
 
-class EntailmentJudge(OfflineJudge):
-    """The offline judge with the bundled entailment model; `judge()` as in `OfflineJudge`."""
+class EntailmentJudge(PassageJudge):
+    """The offline judge with the bundled entailment model; `judge()` as in `PassageJudge`."""
 
     def __init__(
         self, *, embedder: Embedder | None = None, model: EntailmentModel | None = None,
@@ -324,12 +324,12 @@ class EntailmentJudge(OfflineJudge):
         """Set up the judge (nothing is loaded yet).
 
         `model` defaults to `default_entailment_model()` (loaded on first use); `settings` to the
-        ``judge`` section of that model's config; `remembered` as in `OfflineJudge`.
+        ``judge`` section of that model's config; `remembered` as in `PassageJudge`.
         """
         self._model = model
         config = getattr(model, "config", None) if model is not None else None
         self.settings = settings or JudgeSettings.from_config(config)
-        super().__init__(embedder=embedder, decider=EntailmentDecider(self.settings), remembered=remembered)
+        super().__init__(decider=EntailmentDecider(self.settings), embedder=embedder, remembered=remembered)
 
     @property
     def model(self) -> EntailmentModel:

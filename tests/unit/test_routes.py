@@ -1,0 +1,86 @@
+"""The routers: a gate writes its decision into the state, and its router reads it to pick the next node."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+
+from veracity.context import Context
+from veracity.contracts import Claim, Computation, Evidence, GateFailure, Verdict
+from veracity.nodes.gates import extraction_gate, verdict_gate
+from veracity.routes import route_after_calculation, route_after_extraction, route_after_verdict
+from veracity.state import ClaimState, FactCheckState
+
+TEXT = "Canberra is the capital of Australia."
+NOTE = "Canberra is the capital city of Australia."
+CLAIM = Claim(id="c1", text=TEXT, source=TEXT, span=(0, len(TEXT)))
+WEB = Evidence(id="c1-e1", claim_id="c1", backend="web", title="Note", url="https://notes.example/n", text=NOTE)
+
+
+def runtime(**settings: Any) -> Runtime[Context]:
+    return Runtime(context=Context(**settings))
+
+
+def supported(**changes: Any) -> Verdict:
+    return Verdict(claim_id="c1", label="supported", reason="scripted", evidence_id="c1-e1", quote=NOTE,
+                   citation_verified=True, **changes)
+
+
+def test_a_rejected_extraction_is_retried_until_the_attempts_run_out() -> None:
+    state: FactCheckState = {"text": TEXT, "extraction_payload": {"claims": "not a list"}, "extraction_attempt": 1}
+    update = extraction_gate(state, runtime(max_extraction_attempts=2))
+    assert update["extraction_decision"] == "retry" and "extraction_failure" not in update
+    assert route_after_extraction({**state, **update}) == "extract_claims"
+
+    state = {**state, **update, "extraction_attempt": 2}
+    update = extraction_gate(state, runtime(max_extraction_attempts=2))
+    assert update["extraction_decision"] == "give_up" and update["claims"] == []
+    assert isinstance(update["extraction_failure"], GateFailure) and len(update["extraction_errors"]) == 2
+    assert route_after_extraction({**state, **update}) == "evaluate_report"
+
+
+def test_a_rejected_input_goes_straight_to_evaluation() -> None:
+    failure = GateFailure(step="input", attempts=1, errors=["empty"], message="input rejected: empty")
+    state: FactCheckState = {"text": "", "input_failure": failure}
+    update = extraction_gate(state, runtime())
+    assert update == {"claims": [], "extraction_decision": "give_up"}
+    assert route_after_extraction({**state, **update}) == "evaluate_report"
+
+
+def test_accepted_claims_fan_out_one_branch_each_and_none_go_to_evaluation() -> None:
+    other = CLAIM.model_copy(update={"id": "c2"})
+    state: FactCheckState = {"claims": [CLAIM, other], "extraction_decision": "accept", "source_mode": True}
+    sends = route_after_extraction(state)
+    assert sends == [Send("check_claim", {"claim": CLAIM, "revision": 0, "source_mode": True}),
+                     Send("check_claim", {"claim": other, "revision": 0, "source_mode": True})]
+    assert route_after_extraction({"claims": [], "extraction_decision": "accept"}) == "evaluate_report"
+
+
+def test_a_computed_claim_goes_to_the_gate_and_any_other_to_the_judge() -> None:
+    state: ClaimState = {"claim": CLAIM, "revision": 0}
+    assert route_after_calculation({**state, "computation": None}) == "judge_claim"
+    assert route_after_calculation({**state, "computation": Computation(text="2 + 2 = 4: holds")}) == "verdict_gate"
+
+
+def test_the_verdict_gate_sends_a_bad_citation_back_then_gives_up() -> None:
+    state: ClaimState = {"claim": CLAIM, "revision": 0, "claim_evidence": [WEB], "judge_attempt": 1,
+                         "judge_payload": {"label": "supported", "reason": "r", "evidence_id": "c1-e9", "quote": NOTE}}
+    update = verdict_gate(state, runtime(max_judge_attempts=2))
+    assert update["verdict_decision"] == "retry" and "verdicts" not in update
+    assert route_after_verdict({**state, **update}, runtime(max_judge_attempts=2)) == "judge_claim"
+
+
+def test_an_accepted_web_verdict_has_its_page_checked_and_a_downgraded_one_ends() -> None:
+    state: ClaimState = {"claim": CLAIM, "revision": 0, "claim_evidence": [WEB]}
+    accepted: ClaimState = {**state, "verdicts": {"c1": supported()}, "verdict_decision": "accept"}
+    assert route_after_verdict(accepted, runtime()) == "verify_page"
+    assert route_after_verdict(accepted, runtime(verify_pages=False)) == "__end__"
+    kb: ClaimState = {**accepted, "claim_evidence": [WEB.model_copy(update={"backend": "kb"})]}
+    assert route_after_verdict(kb, runtime()) == "__end__"
+    downgraded = Verdict(claim_id="c1", label="unverifiable", reason="gave up", downgraded=True)
+    assert route_after_verdict({**state, "verdicts": {"c1": downgraded}, "verdict_decision": "give_up"},
+                               runtime()) == "__end__"
+    # the decision, not the verdict's look, says whether the page is checked
+    assert route_after_verdict({**accepted, "verdict_decision": "give_up"}, runtime()) == "__end__"
