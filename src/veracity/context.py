@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal
+from typing import Any
 
+from veracity.evidence.capabilities import SearchKind
 from veracity.llm.calls import StructuredOutput
 from veracity.offline.calibration.risk import DEFAULT_MIN_PRECISION, check_min_precision
 from veracity.prompts.extract import EXTRACT_PROMPT
@@ -36,8 +37,21 @@ class Context:
             "judge. Unset: openai:gpt-4.1-mini when OPENAI_API_KEY is set, else offline."
         )},
     )
+    extract_model: str | None = field(
+        default=None,
+        metadata={"description": (
+            "Model for claim extraction only, as for `model` ('provider:model' or 'offline'). Unset: `model`."
+        )},
+    )
+    judge_model: str | None = field(
+        default=None,
+        metadata={"description": (
+            "Model for the judge only (and revise rounds), as for `model` ('provider:model' or 'offline'). "
+            "Unset: `model`."
+        )},
+    )
     temperature: float = field(default=0.0, metadata={"description": "Sampling temperature for both steps."})
-    search: Literal["auto", "web", "kb", "source"] = field(
+    search: SearchKind = field(
         default="auto",
         metadata={"description": (
             "Evidence: 'web' (Tavily), 'kb' (local knowledge base) or 'source' (only source_text). 'auto': "

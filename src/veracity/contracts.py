@@ -325,6 +325,9 @@ class Evaluation(BaseModel):
 StructuredMethod = Literal["json_schema", "tools", "provider", "prompt"]
 """How a model answer was asked for ('provider': the integration's default structured output)."""
 
+TraceOutcome = Literal["ok", "retry", "failed", "skipped", "downgraded"]
+"""How one step of one attempt ended ('retry' and 'downgraded' are a gate's or a search's)."""
+
 
 class TraceRecord(BaseModel):
     """One step of one attempt, as recorded by the graph."""
@@ -332,7 +335,7 @@ class TraceRecord(BaseModel):
     step: str
     claim_id: str | None = None
     attempt: int = 1
-    outcome: Literal["ok", "retry", "failed", "skipped", "downgraded"]
+    outcome: TraceOutcome
     reason: str | None = None
     tokens_in: int = 0
     tokens_out: int = 0

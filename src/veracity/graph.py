@@ -7,7 +7,7 @@ here); `build_graph` compiles one around bound objects.
 
 from __future__ import annotations
 
-from functools import partial
+from functools import partial, update_wrapper
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
@@ -18,6 +18,13 @@ from langgraph.types import Checkpointer
 from veracity.context import Context
 from veracity.evidence.base import EvidenceBackend
 from veracity.nodes.calculate import calculate_claim
+from veracity.nodes.deadline import (
+    deadline_evaluation,
+    deadline_final,
+    give_up_extraction,
+    unless_cut_off,
+    within_deadline,
+)
 from veracity.nodes.evaluate import evaluate_report, revise
 from veracity.nodes.evidence import gather_evidence
 from veracity.nodes.extract import extract_claims
@@ -76,12 +83,15 @@ def build_claim_graph(resources: Resources) -> ClaimGraph:
     builder.add_node(CALCULATE_CLAIM, calculate_claim, metadata=RULES)
     builder.add_node(JUDGE_CLAIM, partial(judge_claim, resources=resources), metadata=LLM)
     builder.add_node(VERDICT_GATE, verdict_gate, metadata=GATE)
-    builder.add_node(VERIFY_PAGE, verify_page, metadata=TOOL)
+    builder.add_node(VERIFY_PAGE, partial(verify_page, capabilities=resources.capabilities_of), metadata=TOOL)
     builder.add_conditional_edges(START, route_claim_start, [GATHER_EVIDENCE, CALCULATE_CLAIM])
     builder.add_conditional_edges(GATHER_EVIDENCE, route_after_evidence, [CALCULATE_CLAIM, END])
     builder.add_conditional_edges(CALCULATE_CLAIM, route_after_calculation, [JUDGE_CLAIM, VERDICT_GATE])
     builder.add_edge(JUDGE_CLAIM, VERDICT_GATE)
-    builder.add_conditional_edges(VERDICT_GATE, route_after_verdict, [JUDGE_CLAIM, VERIFY_PAGE, END])
+    # bound to what the run's backends declare, under its own name (as the drawing and Studio show it)
+    after_verdict = update_wrapper(partial(route_after_verdict, capabilities=resources.capabilities_of),
+                                   route_after_verdict)
+    builder.add_conditional_edges(VERDICT_GATE, after_verdict, [JUDGE_CLAIM, VERIFY_PAGE, END])
     builder.add_edge(VERIFY_PAGE, END)
     return builder.compile(name=CHECK_CLAIM)
 
@@ -108,12 +118,18 @@ def compile_graph(
     builder = StateGraph(
         FactCheckState, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )
-    builder.add_node(EXTRACT_CLAIMS, partial(extract_claims, resources=resources), metadata=LLM)
-    builder.add_node(EXTRACTION_GATE, extraction_gate, metadata=GATE)
-    builder.add_node(CHECK_CLAIM, relay_progress(build_claim_graph(resources)))
-    builder.add_node(EVALUATE_REPORT, evaluate_report, metadata=RULES)
+    # The check's deadline: the slow steps run within the time left; once one is cut off the run
+    # goes straight on to its deadline report (`veracity.nodes.deadline`).
+    builder.add_node(EXTRACT_CLAIMS, within_deadline(EXTRACT_CLAIMS, partial(extract_claims, resources=resources),
+                                                     starts_run=True), metadata=LLM)
+    builder.add_node(EXTRACTION_GATE, unless_cut_off(extraction_gate, give_up_extraction), metadata=GATE)
+    builder.add_node(CHECK_CLAIM, within_deadline(CHECK_CLAIM, relay_progress(build_claim_graph(resources))))
+    capabilities = resources.capabilities_of  # what the run's evidence backends declare
+    builder.add_node(EVALUATE_REPORT, unless_cut_off(partial(evaluate_report, capabilities=capabilities),
+                                                     deadline_evaluation), metadata=RULES)
     builder.add_node(REVISE, revise, metadata=RULES)
-    builder.add_node(FINALIZE_REPORT, finalize_report)
+    builder.add_node(FINALIZE_REPORT, unless_cut_off(partial(finalize_report, capabilities=capabilities),
+                                                     deadline_final))
     builder.add_edge(START, EXTRACT_CLAIMS)
     builder.add_edge(EXTRACT_CLAIMS, EXTRACTION_GATE)
     builder.add_conditional_edges(

@@ -1,18 +1,20 @@
 """What a check runs with: its mode, and the chat model, offline judge and evidence backend it uses.
 
 The mode (which model, which evidence) is resolved from the run's `Context`, the objects bound at
-build time and the environment; `Resources` holds the bound objects and creates the rest from it.
+build time and the environment, once per run: `Resources` keeps it with the run's `Context` object,
+which every step of the run shares. `Resources` holds the bound objects and creates the rest.
 """
 
 from __future__ import annotations
 
 import functools
 import os
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+import weakref
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
@@ -21,7 +23,12 @@ from veracity.cache import CachedSearch, CacheStore, ModelCallCache, open_store
 from veracity.context import DEFAULT_MODEL, Context
 from veracity.errors import ConfigurationError, SourceConflictError
 from veracity.evidence.base import EvidenceBackend
+from veracity.evidence.capabilities import Capabilities
+from veracity.evidence.declared import capabilities_of, declared
+from veracity.evidence.kb import KnowledgeBaseBackend
 from veracity.evidence.retriever import RetrieverBackend
+from veracity.evidence.source import SourceTextBackend
+from veracity.evidence.web import TavilyBackend
 from veracity.llm.caps import with_output_cap
 from veracity.llm.models import init_model
 from veracity.validation import missing_source, source_conflict
@@ -33,13 +40,38 @@ if TYPE_CHECKING:
 OFFLINE = "offline"
 """The model setting that selects the local claim splitter and judge."""
 
+ModelStep = Literal["extract", "judge"]
+"""A step that runs a model: claim extraction (the splitter) or the judge."""
+
+
+def step_model(context: Context, mode: Mode, step: ModelStep) -> str:
+    """The model `step` runs with: its own setting (`extract_model`, `judge_model`), else the run's model."""
+    own = context.extract_model if step == "extract" else context.judge_model
+    return own or mode.model
+
+
+def models_used(context: Context, mode: Mode) -> tuple[str, str]:
+    """The report's `mode` and `model`: as `Mode` says, or per step ('extract/judge') when the steps differ.
+
+    E.g. ('offline/llm+kb', 'extract=offline, judge=openai:gpt-4.1-mini') for a local splitter and an LLM judge.
+    """
+    extract, judge = step_model(context, mode, "extract"), step_model(context, mode, "judge")
+    if extract == judge == mode.model:
+        return mode.label, mode.model
+    kinds = "/".join("offline" if model == OFFLINE else "llm" for model in (extract, judge))
+    return f"{kinds}+{mode.search}", f"extract={extract}, judge={judge}"
+
 
 @dataclass(frozen=True)
 class Mode:
-    """A resolved mode: `model` is 'offline' or a model name; `search` names the evidence backend."""
+    """A resolved mode: `model` is 'offline' or a model name; `search` names the evidence backend.
+
+    `evidence` is what that backend declares (see `veracity.evidence.capabilities`).
+    """
 
     model: str
     search: str
+    evidence: Capabilities = field(default_factory=Capabilities)
 
     @property
     def offline(self) -> bool:
@@ -49,7 +81,7 @@ class Mode:
     @property
     def source(self) -> bool:
         """True when the only evidence is a source text supplied by the user."""
-        return self.search == "source"
+        return self.evidence.source_text
 
     @property
     def label(self) -> str:
@@ -72,7 +104,7 @@ class Mode:
 
     def _cache_note(self, context: Context) -> str:
         """Where model answers and web searches are kept, when this run keeps any."""
-        if self.offline and self.search != "web":
+        if self.offline and not self.evidence.pages_to_fetch:  # no model answers, and no web searches
             return ""
         if not context.cache:
             return "; cache off"
@@ -109,7 +141,8 @@ def resolve_mode(context: Context, *, bound_model: object = None, bound_backend:
     missing = missing_source(search, context.source_text, bound_backend=bound_backend)
     if missing is not None:
         raise ConfigurationError(missing)
-    return Mode(model=model, search=search)
+    evidence = declared(bound_backend) if bound_backend is not None else capabilities_of(search)
+    return Mode(model=model, search=search, evidence=evidence)
 
 
 def _knowledge_base(path: str | None) -> EvidenceBackend:
@@ -122,8 +155,6 @@ def _knowledge_base(path: str | None) -> EvidenceBackend:
 
 @functools.lru_cache(maxsize=4)
 def _open_knowledge_base(path: str, *, default: bool) -> EvidenceBackend:
-    from veracity.evidence.kb import KnowledgeBaseBackend
-
     # The default location is seeded with the demo corpus on first use; an explicit one is not.
     return KnowledgeBaseBackend(None if default else Path(path))
 
@@ -146,6 +177,61 @@ def _provider_settings() -> tuple[tuple[str, str], ...]:
                         if name.endswith(("_API_KEY", "_BASE_URL", "_API_BASE"))))
 
 
+@asynccontextmanager
+async def _open_web(context: Context) -> AsyncIterator[EvidenceBackend]:
+    """Tavily, answering from the cache when the run keeps web searches; its connections closed afterwards."""
+    backend = TavilyBackend(base_url=context.tavily_base_url, timeout=context.search_timeout)
+    store = _cache_store(context) if context.search_cache_ttl > 0 else None
+    try:
+        if store is None:
+            yield backend
+        else:
+            identity = f"tavily {backend.base_url or 'default'} {backend.search_depth}"
+            yield CachedSearch(backend, store, identity=identity, ttl=context.search_cache_ttl)
+    finally:
+        await backend.aclose()
+
+
+def _require_tavily_key(context: Context) -> None:
+    TavilyBackend.require_key()
+
+
+@asynccontextmanager
+async def _open_kb(context: Context) -> AsyncIterator[EvidenceBackend]:
+    yield _knowledge_base(context.kb_path)
+
+
+def _check_kb(context: Context) -> None:
+    _knowledge_base(context.kb_path)
+
+
+@asynccontextmanager
+async def _open_source(context: Context) -> AsyncIterator[EvidenceBackend]:
+    yield SourceTextBackend(context.source_text or "", title=context.source_title)
+
+
+def _source_is_checked(context: Context) -> None:
+    """Nothing to set up: `resolve_mode` already refused a missing or empty source text."""
+
+
+@dataclass(frozen=True)
+class BuiltInBackend:
+    """How a run opens one of the built-in evidence backends, and checks before it starts that it can."""
+
+    open: Callable[[Context], AbstractAsyncContextManager[EvidenceBackend]]
+    """Opens the backend for the run's searches, and closes what it opened afterwards."""
+    check: Callable[[Context], None]
+    """Raises `ConfigurationError` when the backend cannot be set up (no key, no knowledge base)."""
+
+
+BUILT_IN_BACKENDS: dict[str, BuiltInBackend] = {
+    TavilyBackend.name: BuiltInBackend(_open_web, _require_tavily_key),
+    KnowledgeBaseBackend.name: BuiltInBackend(_open_kb, _check_kb),
+    SourceTextBackend.name: BuiltInBackend(_open_source, _source_is_checked),
+}
+"""The backends a `search` setting names ('web', 'kb', 'source': the name their evidence carries)."""
+
+
 class Resources:
     """Holds objects bound at build time and creates the rest from the run's `Context`."""
 
@@ -164,30 +250,50 @@ class Resources:
         self._bound_model = model
         self._bound_backend = backend
         self._models: dict[tuple[object, ...], BaseChatModel] = {}
+        self._modes: dict[int, Mode] = {}
 
     def mode(self, context: Context) -> Mode:
-        """The model and evidence this run uses."""
-        return resolve_mode(context, bound_model=self._bound_model, bound_backend=self._bound_backend)
+        """The model and evidence the run of `context` uses, resolved once per run.
 
-    def chat_model(self, context: Context, *, max_tokens: int) -> BaseChatModel:
-        """The chat model, limited to `max_tokens` output tokens per answer (see `veracity.llm.caps`).
-
-        Every model request goes out with its cap: the cap is set here, on the one model every
-        step uses (a bound model already limited to fewer tokens keeps its own limit).
+        The first ask resolves it (`resolve_mode`: the `Checker` asks before the run starts, a
+        bare `graph.invoke` at its first step); later asks, from any step of the run, get the same
+        `Mode` without reading the environment again. It is kept with the run's `Context` object,
+        which LangGraph hands to every node and subgraph of the run (each check gets its own).
         """
-        model, _ = with_output_cap(self._model(context), max_tokens)
+        key = id(context)
+        mode = self._modes.get(key)
+        if mode is None:
+            mode = resolve_mode(context, bound_model=self._bound_model, bound_backend=self._bound_backend)
+            self._modes[key] = mode
+            weakref.finalize(context, self._modes.pop, key, None)
+        return mode
+
+    def chat_model(self, context: Context, *, max_tokens: int, step: ModelStep | None = None) -> BaseChatModel:
+        """The chat model (of `step`, when given), limited to `max_tokens` output tokens per answer.
+
+        Every model request goes out with its cap (see `veracity.llm.caps`): the cap is set here, on
+        the model the step uses (a bound model already limited to fewer tokens keeps its own limit).
+        A step with a model of its own (`extract_model`, `judge_model`) gets that one.
+        """
+        model, _ = with_output_cap(self._model(context, step), max_tokens)
         return model
 
-    def _model(self, context: Context) -> BaseChatModel:
-        """The bound chat model, else one created from the resolved model name.
+    def offline(self, context: Context, step: ModelStep) -> bool:
+        """True when `step` runs offline (the local splitter or judge) instead of a chat model."""
+        return step_model(context, self.mode(context), step) == OFFLINE
 
-        A created model is reused while its name, temperature, cache and the provider settings
+    def _model(self, context: Context, step: ModelStep | None = None) -> BaseChatModel:
+        """The bound chat model, else one created from the resolved model name (of `step`, when given).
+
+        A step whose own model differs from the run's gets that model created by name. A created
+        model is reused while its name, temperature, cache and the provider settings
         in the environment (API keys, endpoints) stay the same. A created model keeps its answers
         in the cache file (`Context.cache`); a bound object keeps its own `cache` setting.
         """
-        if isinstance(self._bound_model, BaseChatModel):
+        run_model = self.mode(context).model
+        spec = run_model if step is None else step_model(context, self.mode(context), step)
+        if isinstance(self._bound_model, BaseChatModel) and spec == run_model:
             return self._bound_model
-        spec = self.mode(context).model
         store = _cache_store(context)
         key = (spec, context.temperature, _provider_settings(), store)
         if key not in self._models:
@@ -199,6 +305,10 @@ class Resources:
         """The offline judge (the bundled entailment model), loaded once per process."""
         return _offline_judge()
 
+    def capabilities_of(self, backend: str) -> Capabilities:
+        """What the backend that found evidence recorded as from `backend` declares (the bound one's own)."""
+        return capabilities_of(backend, self._bound_backend)
+
     @asynccontextmanager
     async def evidence_backend(self, context: Context) -> AsyncIterator[EvidenceBackend]:
         """Yield the backend to search with; backends created here are closed afterwards."""
@@ -206,38 +316,20 @@ class Resources:
             yield self._bound_backend
             return
         search = self.mode(context).search
-        if search == "kb":
-            yield _knowledge_base(context.kb_path)
-        elif search == "source":
-            from veracity.evidence.source import SourceTextBackend
-
-            yield SourceTextBackend(context.source_text or "", title=context.source_title)
-        elif search == "web":
-            from veracity.evidence.web import TavilyBackend
-
-            backend = TavilyBackend(base_url=context.tavily_base_url, timeout=context.search_timeout)
-            store = _cache_store(context) if context.search_cache_ttl > 0 else None
-            try:
-                if store is None:
-                    yield backend
-                else:
-                    identity = f"tavily {backend.base_url or 'default'} {backend.search_depth}"
-                    yield CachedSearch(backend, store, identity=identity, ttl=context.search_cache_ttl)
-            finally:
-                await backend.aclose()
-        else:
-            raise ConfigurationError(f"unknown evidence backend {search!r}; available: web, kb, source")
+        built_in = BUILT_IN_BACKENDS.get(search)
+        if built_in is None:
+            raise ConfigurationError(f"unknown evidence backend {search!r}; available: {', '.join(BUILT_IN_BACKENDS)}")
+        async with built_in.open(context) as backend:
+            yield backend
 
     def preflight(self, context: Context) -> Mode:
         """Resolve the mode and raise `ConfigurationError` now if its parts cannot be set up."""
         mode = self.mode(context)
-        if not mode.offline:
-            self._model(context)
-        if self._bound_backend is None:
-            if mode.search == "web":
-                from veracity.evidence.web import TavilyBackend
-
-                TavilyBackend.require_key()
-            elif mode.search == "kb":
-                _knowledge_base(context.kb_path)
+        steps: tuple[ModelStep, ...] = ("extract", "judge")
+        for step in steps:
+            if not self.offline(context, step):
+                self._model(context, step)
+        built_in = BUILT_IN_BACKENDS.get(mode.search) if self._bound_backend is None else None
+        if built_in is not None:
+            built_in.check(context)
         return mode

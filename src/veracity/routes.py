@@ -1,8 +1,8 @@
 """The routers: at each fork of the graph, which way a run goes.
 
-A router reads the state the step before it just wrote (a gate's `GateDecision`, the
-calculator's `computation`, the evaluation) and returns the next node's name, a `Literal` from
-`nodes/names.py`, or one `Send` per claim to fan out. `graph.py` registers each one with its
+A router reads the state the step before it just wrote (a gate's `GateDecision`, kept in its
+step's `GateAttempts`; the calculator's `computation`; the evaluation) and returns the next node's
+name, a `Literal` from `nodes/names.py`, or one `Send` per claim to fan out. `graph.py` registers each one with its
 destinations spelled out, so the wiring, the Mermaid drawing and Studio show every edge.
 """
 
@@ -13,6 +13,8 @@ from langgraph.types import Send
 
 from veracity.calculator.arithmetic import is_arithmetic
 from veracity.context import Context
+from veracity.evidence.capabilities import Declarations
+from veracity.evidence.declared import capabilities_of
 from veracity.nodes.evaluate import revisable_claims
 from veracity.nodes.names import (
     CALCULATE_CLAIM,
@@ -34,12 +36,12 @@ from veracity.nodes.names import (
     ClaimStart,
 )
 from veracity.nodes.page import page_to_check
-from veracity.state import ClaimInput, ClaimState, FactCheckState, evidence_for
+from veracity.state import ClaimInput, ClaimState, FactCheckState, GateAttempts, evidence_for
 
 
 def route_after_extraction(state: FactCheckState) -> AfterExtraction | list[Send]:
     """Extract again when the gate asks for a retry; else one `check_claim` per claim, or evaluate (none)."""
-    if state.get("extraction_decision") == "retry":
+    if state.get("extraction_attempts", GateAttempts()).get("decision") == "retry":
         return EXTRACT_CLAIMS
     claims = state.get("claims") or []
     if not claims:
@@ -66,13 +68,18 @@ def route_after_calculation(state: ClaimState) -> AfterCalculation:
     return VERDICT_GATE if state.get("computation") is not None else JUDGE_CLAIM
 
 
-def route_after_verdict(state: ClaimState, runtime: Runtime[Context]) -> AfterVerdict:
-    """Judge again when the gate asks for a retry; check an accepted web verdict's cited page; else end."""
-    decision = state.get("verdict_decision")
+def route_after_verdict(
+    state: ClaimState, runtime: Runtime[Context], *, capabilities: Declarations = capabilities_of
+) -> AfterVerdict:
+    """Judge again when the gate asks for a retry; check an accepted web verdict's cited page; else end.
+
+    `capabilities` says which evidence is web pages (the graph binds `Resources.capabilities_of`).
+    """
+    decision = state.get("judge_attempts", GateAttempts()).get("decision")
     if decision == "retry":
         return JUDGE_CLAIM
     verdict = state["verdicts"][state["claim"].id]
-    if decision == "accept" and page_to_check(verdict, evidence_for(state), runtime.context) is not None:
+    if decision == "accept" and page_to_check(verdict, evidence_for(state), runtime.context, capabilities) is not None:
         return VERIFY_PAGE
     return END
 

@@ -30,6 +30,25 @@ GateDecision = Literal["accept", "retry", "give_up"]
 """What a gate decided about the step before it: accept its output, ask it again, or give up (record a failure)."""
 
 
+class GateAttempts(TypedDict, total=False):
+    """A gated step's attempts (extraction, judging): its latest answer and its gate's bookkeeping.
+
+    The step's node writes `attempt`, `payload` and `call_error`; the gate writes `errors` and
+    `decision` (`veracity.nodes.attempts`). Updates merge field by field (`merge_keeping_none`).
+    """
+
+    attempt: int
+    """The attempt the latest answer came from, counted from 1."""
+    payload: Any
+    """The latest raw answer, for the gate to validate; None when the call gave none."""
+    call_error: str | None
+    """Why the latest call gave no answer to validate (it failed, or was cut off at its cap), or None."""
+    errors: list[str]
+    """Every answer the gate rejected, its error in order; a retry sends the last one back as feedback."""
+    decision: GateDecision
+    """The gate's decision on the latest answer, which its router reads."""
+
+
 def merge_by_key(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
     """Merge per-claim dicts in the top-level state; a `None` value on the right removes that key."""
     merged = dict(left or {})
@@ -42,7 +61,7 @@ def merge_by_key(left: dict[str, Any] | None, right: dict[str, Any] | None) -> d
 
 
 def merge_keeping_none(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
-    """Merge per-claim dicts inside a claim branch, keeping `None` markers for the parent to apply."""
+    """Merge dicts key by key, keeping `None` values: per-claim markers for the parent, or a field set to None."""
     return {**(left or {}), **(right or {})}
 
 
@@ -115,18 +134,16 @@ class FactCheckState(TopLevelResults, total=False):
     source_mode: bool
     claims: list[Claim]
     skipped: list[Skipped]
-    extraction_payload: Any
-    extraction_call_error: str | None
-    extraction_attempt: int
-    extraction_errors: list[str]
+    extraction_attempts: Annotated[GateAttempts, merge_keeping_none]
+    """The extraction's attempts; `extraction_gate` decides on each, and its router reads the decision."""
     extraction_failure: GateFailure | None
-    extraction_decision: GateDecision
-    """`extraction_gate`'s decision, which its router reads."""
     input_failure: GateFailure | None
     message: str | None
     evaluation: Evaluation
     revision: int
     revise_feedback: dict[str, str]
+    deadline_unfinished: Annotated[list[str], concatenate]
+    """The steps the check's deadline cut off (`veracity.nodes.deadline`); empty until it passes."""
     report: Report
 
 
@@ -144,13 +161,9 @@ class ClaimUpdate(ClaimResults, total=False):
     """What a node of a `check_claim` branch writes: its results and the branch's working values."""
 
     claim_evidence: list[Evidence]
-    judge_payload: Any
     computation: Computation | None
-    judge_call_error: str | None
-    judge_attempt: int
-    judge_errors: list[str]
-    verdict_decision: GateDecision
-    """`verdict_gate`'s decision, which its router reads."""
+    judge_attempts: Annotated[GateAttempts, merge_keeping_none]
+    """The judge's (or calculator's) attempts; `verdict_gate` decides on each, and its router reads the decision."""
     judge_confidence: float | None
     """The calibrated confidence of the judge's answer (offline judge and calculator), or None."""
     judge_leaning: Literal["supported", "refuted"] | None

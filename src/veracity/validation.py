@@ -11,14 +11,16 @@ a 422 from the server, a usage error from the CLI); a ``--source`` file's text i
 from __future__ import annotations
 
 import re
+from typing import get_args
 
 from veracity.errors import InputError
+from veracity.evidence.capabilities import SourceSearch
 
 MAX_SOURCE_BYTES = 50_000_000
 """Largest --source file read (a PDF of a few hundred pages); larger is refused before reading."""
 MAX_SOURCE_CHARS = 2_000_000
 """Most characters of source text kept for a check."""
-SOURCE_SEARCHES = ("auto", "source")
+SOURCE_SEARCHES: tuple[SourceSearch, ...] = get_args(SourceSearch)
 """The `search` settings that agree with a source text: with either, the evidence is that source."""
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -1,4 +1,4 @@
-"""The routers: a gate writes its decision into the state, and its router reads it to pick the next node."""
+"""The routers: a gate writes its decision into its step's attempts, and its router reads it to pick the next node."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from veracity.context import Context
 from veracity.contracts import Claim, Computation, Evidence, GateFailure, Verdict
 from veracity.nodes.gates import extraction_gate, verdict_gate
 from veracity.routes import route_after_calculation, route_after_extraction, route_after_verdict
-from veracity.state import ClaimState, FactCheckState
+from veracity.state import ClaimState, FactCheckState, reducers
 
 TEXT = "Canberra is the capital of Australia."
 NOTE = "Canberra is the capital city of Australia."
@@ -23,39 +23,48 @@ def runtime(**settings: Any) -> Runtime[Context]:
     return Runtime(context=Context(**settings))
 
 
+def merged(state: Any, update: Any) -> Any:
+    """`state` after `update`, merged as the graph merges it (by each key's reducer)."""
+    rules = reducers(FactCheckState) | reducers(ClaimState)
+    return {**state, **{key: rules[key](state.get(key), value) if key in rules else value
+                        for key, value in update.items()}}
+
+
 def supported(**changes: Any) -> Verdict:
     return Verdict(claim_id="c1", label="supported", reason="scripted", evidence_id="c1-e1", quote=NOTE,
                    citation_verified=True, **changes)
 
 
 def test_a_rejected_extraction_is_retried_until_the_attempts_run_out() -> None:
-    state: FactCheckState = {"text": TEXT, "extraction_payload": {"claims": "not a list"}, "extraction_attempt": 1}
+    answer = {"payload": {"claims": "not a list"}, "call_error": None}
+    state: FactCheckState = {"text": TEXT, "extraction_attempts": {"attempt": 1, **answer}}
     update = extraction_gate(state, runtime(max_extraction_attempts=2))
-    assert update["extraction_decision"] == "retry" and "extraction_failure" not in update
-    assert route_after_extraction({**state, **update}) == "extract_claims"
+    assert update["extraction_attempts"]["decision"] == "retry" and "extraction_failure" not in update
+    assert route_after_extraction(merged(state, update)) == "extract_claims"
 
-    state = {**state, **update, "extraction_attempt": 2}
+    state = merged(merged(state, update), {"extraction_attempts": {"attempt": 2, **answer}})
     update = extraction_gate(state, runtime(max_extraction_attempts=2))
-    assert update["extraction_decision"] == "give_up" and update["claims"] == []
-    assert isinstance(update["extraction_failure"], GateFailure) and len(update["extraction_errors"]) == 2
-    assert route_after_extraction({**state, **update}) == "evaluate_report"
+    assert update["extraction_attempts"]["decision"] == "give_up" and update["claims"] == []
+    assert isinstance(update["extraction_failure"], GateFailure) and len(update["extraction_attempts"]["errors"]) == 2
+    assert route_after_extraction(merged(state, update)) == "evaluate_report"
 
 
 def test_a_rejected_input_goes_straight_to_evaluation() -> None:
     failure = GateFailure(step="input", attempts=1, errors=["empty"], message="input rejected: empty")
     state: FactCheckState = {"text": "", "input_failure": failure}
     update = extraction_gate(state, runtime())
-    assert update == {"claims": [], "extraction_decision": "give_up"}
-    assert route_after_extraction({**state, **update}) == "evaluate_report"
+    assert update == {"claims": [], "extraction_attempts": {"decision": "give_up"}}
+    assert route_after_extraction(merged(state, update)) == "evaluate_report"
 
 
 def test_accepted_claims_fan_out_one_branch_each_and_none_go_to_evaluation() -> None:
     other = CLAIM.model_copy(update={"id": "c2"})
-    state: FactCheckState = {"claims": [CLAIM, other], "extraction_decision": "accept", "source_mode": True}
+    state: FactCheckState = {"claims": [CLAIM, other], "extraction_attempts": {"decision": "accept"},
+                             "source_mode": True}
     sends = route_after_extraction(state)
     assert sends == [Send("check_claim", {"claim": CLAIM, "revision": 0, "source_mode": True}),
                      Send("check_claim", {"claim": other, "revision": 0, "source_mode": True})]
-    assert route_after_extraction({"claims": [], "extraction_decision": "accept"}) == "evaluate_report"
+    assert route_after_extraction({"claims": [], "extraction_attempts": {"decision": "accept"}}) == "evaluate_report"
 
 
 def test_a_computed_claim_goes_to_the_gate_and_any_other_to_the_judge() -> None:
@@ -65,22 +74,23 @@ def test_a_computed_claim_goes_to_the_gate_and_any_other_to_the_judge() -> None:
 
 
 def test_the_verdict_gate_sends_a_bad_citation_back_then_gives_up() -> None:
-    state: ClaimState = {"claim": CLAIM, "revision": 0, "claim_evidence": [WEB], "judge_attempt": 1,
-                         "judge_payload": {"label": "supported", "reason": "r", "evidence_id": "c1-e9", "quote": NOTE}}
+    payload = {"label": "supported", "reason": "r", "evidence_id": "c1-e9", "quote": NOTE}
+    state: ClaimState = {"claim": CLAIM, "revision": 0, "claim_evidence": [WEB],
+                         "judge_attempts": {"attempt": 1, "payload": payload, "call_error": None}}
     update = verdict_gate(state, runtime(max_judge_attempts=2))
-    assert update["verdict_decision"] == "retry" and "verdicts" not in update
-    assert route_after_verdict({**state, **update}, runtime(max_judge_attempts=2)) == "judge_claim"
+    assert update["judge_attempts"]["decision"] == "retry" and "verdicts" not in update
+    assert route_after_verdict(merged(state, update), runtime(max_judge_attempts=2)) == "judge_claim"
 
 
 def test_an_accepted_web_verdict_has_its_page_checked_and_a_downgraded_one_ends() -> None:
     state: ClaimState = {"claim": CLAIM, "revision": 0, "claim_evidence": [WEB]}
-    accepted: ClaimState = {**state, "verdicts": {"c1": supported()}, "verdict_decision": "accept"}
+    accepted: ClaimState = {**state, "verdicts": {"c1": supported()}, "judge_attempts": {"decision": "accept"}}
     assert route_after_verdict(accepted, runtime()) == "verify_page"
     assert route_after_verdict(accepted, runtime(verify_pages=False)) == "__end__"
     kb: ClaimState = {**accepted, "claim_evidence": [WEB.model_copy(update={"backend": "kb"})]}
     assert route_after_verdict(kb, runtime()) == "__end__"
     downgraded = Verdict(claim_id="c1", label="unverifiable", reason="gave up", downgraded=True)
-    assert route_after_verdict({**state, "verdicts": {"c1": downgraded}, "verdict_decision": "give_up"},
+    assert route_after_verdict({**state, "verdicts": {"c1": downgraded}, "judge_attempts": {"decision": "give_up"}},
                                runtime()) == "__end__"
     # the decision, not the verdict's look, says whether the page is checked
-    assert route_after_verdict({**accepted, "verdict_decision": "give_up"}, runtime()) == "__end__"
+    assert route_after_verdict({**accepted, "judge_attempts": {"decision": "give_up"}}, runtime()) == "__end__"

@@ -15,6 +15,7 @@ from rich.markup import escape
 
 from veracity.cli.cache import cache_file_option, no_cache_option
 from veracity.cli.precision import min_precision_option
+from veracity.evidence.capabilities import SEARCH_KINDS
 
 BATCH_EPILOG = """\b
 IN: .jsonl (one object per line) or .csv (with a header); the text is in the
@@ -53,7 +54,7 @@ Exit codes:
               help="Checks run at the same time.")
 @click.option("--text-field", default="text", show_default=True, help="The field (or CSV column) holding the text.")
 @click.option("--model", "-m", default=None, metavar="PROVIDER:MODEL", help="As `veracity check --model`.")
-@click.option("--search", "-s", type=click.Choice(["auto", "web", "kb", "source"]), default="auto",
+@click.option("--search", "-s", type=click.Choice(SEARCH_KINDS), default="auto",
               show_default=True, help="As `veracity check --search`, for rows without a source; a row with a "
                                       "source is always checked against that source alone.")
 @click.option("--kb", "kb_path", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",

@@ -22,6 +22,7 @@ from veracity.cli.precision import min_precision_option
 from veracity.context import DEFAULT_MODEL, Context
 from veracity.contracts import Report
 from veracity.errors import ConfigurationError, InputError
+from veracity.evidence.capabilities import SEARCH_KINDS
 from veracity.llm.calls import StructuredOutput
 from veracity.llm.caps import CAP_SETTINGS
 from veracity.progress import ProgressEvent
@@ -184,6 +185,10 @@ def _token_caps(values: tuple[str, ...]) -> dict[str, int]:
               help=f"Chat model, e.g. {DEFAULT_MODEL}, or 'offline' for the local claim splitter and judge. "
                    f"Default: {DEFAULT_MODEL} when OPENAI_API_KEY is set, else offline. "
                    "Set OPENAI_BASE_URL for an OpenAI-compatible server.")
+@click.option("--extract-model", default=None, metavar="PROVIDER:MODEL",
+              help="Model for claim extraction only, or 'offline' for the local splitter (default: --model).")
+@click.option("--judge-model", default=None, metavar="PROVIDER:MODEL",
+              help="Model for the judge only, or 'offline' for the local judge (default: --model).")
 @click.option("--max-tokens", "token_caps", multiple=True, metavar="STEP=N",
               callback=lambda _context, _param, value: _token_caps(value),
               help="Most tokens one model answer of STEP (extract, judge, revise) may take; a longer answer is "
@@ -194,7 +199,7 @@ def _token_caps(values: tuple[str, ...]) -> dict[str, int]:
                    "llama.cpp, vLLM), tools (tool calling), prompt (instructions only). Default auto: json_schema "
                    "for openai:* models, the provider's own for others; a server that refuses it is asked through "
                    "the prompt.")
-@click.option("--search", "-s", type=click.Choice(["auto", "web", "kb", "source"]), default="auto", show_default=True,
+@click.option("--search", "-s", type=click.Choice(SEARCH_KINDS), default="auto", show_default=True,
               help="Evidence: web (Tavily), kb (local knowledge base), source (--source only). "
                    "auto: source with --source, else web when TAVILY_API_KEY is set, else kb. "
                    "web and kb cannot be combined with --source.")
@@ -251,7 +256,8 @@ def _token_caps(values: tuple[str, ...]) -> dict[str, int]:
               help="Show verdicts as each claim is judged: a live table in a terminal, else a line per verdict "
                    "(on stderr with --json).")
 def check_command(
-    text: str | None, model: str | None, token_caps: dict[str, int], structured_output: str | None, search: str,
+    text: str | None, model: str | None, extract_model: str | None, judge_model: str | None,
+    token_caps: dict[str, int], structured_output: str | None, search: str,
     source_file: Path | None, kb_path: Path | None,
     max_revisions: int | None, max_results: int | None, tavily_url: str | None, max_chars: int | None,
     today: datetime.datetime | None, verify_pages: bool | None, snapshots: Path | None, archive_url: str | None,
@@ -283,7 +289,8 @@ def check_command(
     err = Console(stderr=True)
     body = read_text(text)
     given: dict[str, Any] = {
-        "model": model, "search": search, "max_revisions": max_revisions, "max_results": max_results,
+        "model": model, "extract_model": extract_model, "judge_model": judge_model, "search": search,
+        "max_revisions": max_revisions, "max_results": max_results,
         "tavily_base_url": tavily_url, "max_text_chars": max_chars, "kb_path": str(kb_path) if kb_path else None,
         "today": today.date().isoformat() if today else None, "check_deadline": deadline,
         "verify_pages": verify_pages, "allow_snippet_citations": allow_snippet_citations,

@@ -16,6 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from veracity.cli.precision import min_precision_option
 from veracity.context import DEFAULT_MODEL
 from veracity.errors import ConfigurationError, InputError
+from veracity.evidence.capabilities import DEFAULT_SEARCHES
 
 EXIT_GATE_PASSED = 0
 EXIT_BELOW_MIN_SCORE = 1
@@ -65,7 +66,7 @@ def _fail(err: Console, headline: str, message: str) -> None:
               help="offline: the local judge. llm: a chat model (--model, default "
                    f"{DEFAULT_MODEL}). auto: as `veracity check` decides (LLM when OPENAI_API_KEY is set).")
 @click.option("--model", "-m", default=None, metavar="PROVIDER:MODEL", help="Chat model for --mode llm or auto.")
-@click.option("--search", type=click.Choice(["auto", "web", "kb"]), default="auto", show_default=True,
+@click.option("--search", type=click.Choice(DEFAULT_SEARCHES), default="auto", show_default=True,
               help="Evidence for end-to-end rows without a source (rows with one use only their source).")
 @click.option("--kb", "kb_path", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Knowledge base folder for --search kb.")

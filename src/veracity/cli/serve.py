@@ -9,6 +9,7 @@ import click
 
 from veracity.cli.cache import no_cache_option
 from veracity.cli.precision import min_precision_option
+from veracity.evidence.capabilities import DEFAULT_SEARCHES
 from veracity.server.serving import ServeSettings
 
 SERVE_EPILOG = """\b
@@ -34,7 +35,7 @@ keys `veracity check` reads."""
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
 @click.option("--model", "-m", default=None, metavar="PROVIDER:MODEL",
               help="Chat model for checks and /analyze; 'offline' for the local judge. Default: as `veracity check`.")
-@click.option("--search", "-s", type=click.Choice(["auto", "web", "kb"]), default="auto", show_default=True,
+@click.option("--search", "-s", type=click.Choice(DEFAULT_SEARCHES), default="auto", show_default=True,
               help="Default evidence for requests without a source text. A request with a source_text is "
                    "checked against it; one that also names search web or kb is refused (422).")
 @click.option("--rate-limit", default=None, metavar="N/UNIT", help="Per-client limit, e.g. 60/minute.")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from veracity.contracts import SearchHit
 from veracity.errors import ToolError
+from veracity.evidence.capabilities import Capabilities
 from veracity.kb import KnowledgeBase, KnowledgeBaseError, open_default_kb
 
 
@@ -20,6 +21,7 @@ class KnowledgeBaseBackend:
     """
 
     name = "kb"
+    capabilities = Capabilities()
 
     def __init__(self, path: str | Path | None = None, *, knowledge_base: KnowledgeBase | None = None) -> None:
         if knowledge_base is not None:

@@ -7,14 +7,22 @@ from pydantic import ValidationError
 
 from veracity.contracts import SearchHit
 from veracity.errors import ToolError
+from veracity.evidence.capabilities import Capabilities
 
 
 class RetrieverBackend:
-    """Evidence from a LangChain retriever; document metadata supplies title and url."""
+    """Evidence from a LangChain retriever; document metadata supplies title and url.
 
-    def __init__(self, retriever: BaseRetriever, *, name: str = "retriever") -> None:
+    It declares nothing by default (plain passages); a retriever over web pages can say so with
+    `capabilities=Capabilities(pages_to_fetch=True)`.
+    """
+
+    def __init__(
+        self, retriever: BaseRetriever, *, name: str = "retriever", capabilities: Capabilities | None = None,
+    ) -> None:
         self.retriever = retriever
         self.name = name
+        self.capabilities = capabilities or Capabilities()
 
     async def search(self, query: str, *, limit: int) -> list[SearchHit]:
         """Run the retriever and convert its documents into hits."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from veracity.contracts import SearchHit
+from veracity.evidence.capabilities import Capabilities
 from veracity.offline.sentences import split_sentences
 
 PASSAGE_CHARS = 1_500
@@ -41,6 +42,7 @@ class SourceTextBackend:
     """Returns passages of one given text, most word overlap with the claim first. No search runs."""
 
     name = "source"
+    capabilities = Capabilities(source_text=True)
 
     def __init__(self, text: str, *, title: str = "source", url: str | None = None) -> None:
         self.passages = source_passages(text)

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ValidationError
 
 from veracity.contracts import SearchHit
 from veracity.errors import ConfigurationError, ToolError
+from veracity.evidence.capabilities import Capabilities
 
 TAVILY_BASE_URL_ENV = "TAVILY_API_BASE_URL"
 """Environment variable that points the Tavily client at another endpoint."""
@@ -53,6 +54,7 @@ class TavilyBackend:
     """Search the web with Tavily. A missing API key is a `ConfigurationError`, never keyless mode."""
 
     name = "web"
+    capabilities = Capabilities(pages_to_fetch=True, counter_search=True)
 
     def __init__(
         self,

@@ -13,9 +13,10 @@ from langgraph.runtime import Runtime
 
 from veracity.calculator import Answer, calculate
 from veracity.context import Context
-from veracity.contracts import Computation, ComputedInput, TraceRecord
+from veracity.contracts import Computation, ComputedInput
+from veracity.nodes.attempts import answered, next_attempt
 from veracity.nodes.names import CALCULATE_CLAIM
-from veracity.nodes.timing import Stopwatch
+from veracity.nodes.tracing import TracedStep
 from veracity.offline.calibration.ruling import CaseRule
 from veracity.state import ClaimState, ClaimUpdate, evidence_for
 
@@ -43,8 +44,8 @@ def calculate_claim(state: ClaimState, runtime: Runtime[Context]) -> ClaimUpdate
 
     The update's `computation` is set only for a computed claim.
     """
-    watch = Stopwatch()
     claim = state["claim"]
+    traced = TracedStep(CALCULATE_CLAIM, claim_id=claim.id)
     evidence = evidence_for(state)
     now = today(runtime.context)
     try:
@@ -53,8 +54,7 @@ def calculate_claim(state: ClaimState, runtime: Runtime[Context]) -> ClaimUpdate
         answer = Answer("unverifiable", f"the calculator could not compute this claim ({type(error).__name__}: "
                         f"{error}), so it is not judged.", [], now)
     if answer is None:
-        record = TraceRecord(step=CALCULATE_CLAIM, claim_id=claim.id, outcome="skipped",
-                             reason="not a computed claim", seconds=watch.seconds)
+        record = traced.record("skipped", "not a computed claim")
         return {"claim_evidence": evidence, "computation": None, "trace": [record]}
     first = answer.inputs[0] if answer.inputs else None
     ruling = CaseRule.shipped("calculator", runtime.context.min_precision).rule({
@@ -63,11 +63,11 @@ def calculate_claim(state: ClaimState, runtime: Runtime[Context]) -> ClaimUpdate
         "evidence_id": first.evidence.id if first else None,
         "quote": first.quote if first else None,
     })
-    record = TraceRecord(step=CALCULATE_CLAIM, claim_id=claim.id, outcome="ok", reason=ruling.answer["label"],
-                         seconds=watch.seconds)
+    record = traced.record("ok", ruling.answer["label"])
+    attempt = next_attempt(state.get("judge_attempts"))
     update: ClaimUpdate = {
-        "claim_evidence": evidence, "judge_payload": ruling.answer, "judge_call_error": None,
-        "judge_attempt": state.get("judge_attempt", 0) + 1, "computation": computation_of(answer), "trace": [record],
+        "claim_evidence": evidence, "judge_attempts": answered(attempt, ruling.answer),
+        "computation": computation_of(answer), "trace": [record],
         "judge_confidence": ruling.confidence, "judge_leaning": ruling.leaning,
     }
     return update

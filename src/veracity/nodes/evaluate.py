@@ -7,21 +7,27 @@ from langgraph.runtime import Runtime
 from veracity.calculator.arithmetic import decide_arithmetic
 from veracity.citations import quote_problem
 from veracity.context import Context
-from veracity.contracts import Claim, Evaluation, EvaluationIssue, Evidence, TraceRecord, Verdict
+from veracity.contracts import Claim, Evaluation, EvaluationIssue, Evidence, Verdict
+from veracity.evidence.capabilities import Declarations
+from veracity.evidence.declared import capabilities_of
 from veracity.nodes.gates import computation_problem
 from veracity.nodes.names import EVALUATE_REPORT, REVISE
-from veracity.nodes.timing import Stopwatch
+from veracity.nodes.tracing import TracedStep
 from veracity.progress import ProgressEvent, emit
 from veracity.prompts.revise import revise_feedback
 from veracity.state import FactCheckState
 
 
-def evaluate(state: FactCheckState, *, allow_snippet_citations: bool = False, verify_pages: bool = True) -> Evaluation:
+def evaluate(
+    state: FactCheckState, *, allow_snippet_citations: bool = False, verify_pages: bool = True,
+    capabilities: Declarations = capabilities_of,
+) -> Evaluation:
     """Apply the report rules to the state and list every issue found.
 
     A decisive web verdict whose quote was not found on its fetched page, or whose page was
     not checked at all although `verify_pages` asked for it, is an issue unless
     `allow_snippet_citations`: the verdict then rests on the search engine's snippet alone.
+    `capabilities` says which evidence is web pages (see `page_problem`).
     """
     issues: list[EvaluationIssue] = []
     if failure := state.get("input_failure"):
@@ -60,7 +66,7 @@ def evaluate(state: FactCheckState, *, allow_snippet_citations: bool = False, ve
                     message=f"{claim_id} is {verdict.label} without a verified citation: {problem}",
                 ))
             elif not allow_snippet_citations and (problem := page_problem(
-                    verdict, evidence.get(claim_id, []), verify_pages=verify_pages)):
+                    verdict, evidence.get(claim_id, []), verify_pages=verify_pages, capabilities=capabilities)):
                 issues.append(EvaluationIssue(
                     code="citation_not_on_page", claim_id=claim_id, revisable=False,
                     message=f"{claim_id} is {verdict.label}, but {problem}",
@@ -85,11 +91,14 @@ def evaluate(state: FactCheckState, *, allow_snippet_citations: bool = False, ve
     return Evaluation(passed=not issues, issues=issues)
 
 
-def page_problem(verdict: Verdict, evidence: list[Evidence], *, verify_pages: bool) -> str | None:
+def page_problem(
+    verdict: Verdict, evidence: list[Evidence], *, verify_pages: bool, capabilities: Declarations = capabilities_of
+) -> str | None:
     """Why a decisive verdict's cited page does not back it, or None: a page that failed, or none checked.
 
-    A verdict quoting a web result must have had its page checked when `verify_pages` is on,
-    whatever its URL looks like; a page check that did not confirm the quote is a problem either way.
+    A verdict quoting a web result (from a backend that declares `pages_to_fetch`) must have had
+    its page checked when `verify_pages` is on, whatever its URL looks like; a page check that did
+    not confirm the quote is a problem either way.
     """
     page = verdict.page
     if page is not None:
@@ -97,7 +106,7 @@ def page_problem(verdict: Verdict, evidence: list[Evidence], *, verify_pages: bo
             return None
         return f"its citation was not verified on the page {page.url}: {page.reason} ({page.outcome})"
     cited = next((item for item in evidence if item.id == verdict.evidence_id), None)
-    if verify_pages and cited is not None and cited.backend == "web":
+    if verify_pages and cited is not None and capabilities(cited.backend).pages_to_fetch:
         return f"its cited page {cited.url or '(no URL)'} was not checked"
     return None
 
@@ -124,16 +133,18 @@ def decisive_problem(claim: Claim, verdict: Verdict, evidence: list[Evidence]) -
     return problem
 
 
-def evaluate_report(state: FactCheckState, runtime: Runtime[Context]) -> FactCheckState:
-    """Evaluate the report so far and record the outcome in the trace."""
-    watch = Stopwatch()
+def evaluate_report(
+    state: FactCheckState, runtime: Runtime[Context], *, capabilities: Declarations = capabilities_of
+) -> FactCheckState:
+    """Evaluate the report so far and record the outcome in the trace.
+
+    `capabilities` reads an evidence item's backend name (the graph binds `Resources.capabilities_of`).
+    """
+    traced = TracedStep(EVALUATE_REPORT, attempt=state.get("revision", 0) + 1)
     evaluation = evaluate(state, allow_snippet_citations=runtime.context.allow_snippet_citations,
-                          verify_pages=runtime.context.verify_pages)
-    record = TraceRecord(
-        step=EVALUATE_REPORT, attempt=state.get("revision", 0) + 1,
-        outcome="ok" if evaluation.passed else "failed",
-        reason="; ".join(issue.message for issue in evaluation.issues) or None, seconds=watch.seconds,
-    )
+                          verify_pages=runtime.context.verify_pages, capabilities=capabilities)
+    record = traced.record("ok" if evaluation.passed else "failed",
+                           "; ".join(issue.message for issue in evaluation.issues) or None)
     return {"evaluation": evaluation, "trace": [record]}
 
 
@@ -149,11 +160,12 @@ def revisable_claims(state: FactCheckState) -> dict[str, list[str]]:
 def revise(state: FactCheckState, runtime: Runtime[Context]) -> FactCheckState:
     """Start a revise round: count it and write the feedback each failing claim gets."""
     revision = state.get("revision", 0) + 1
+    traced = TracedStep(REVISE, attempt=revision)
     feedback = {
         claim_id: revise_feedback(messages, runtime.context.revise_feedback)
         for claim_id, messages in revisable_claims(state).items()
     }
-    record = TraceRecord(step=REVISE, attempt=revision, outcome="ok", reason=f"re-judging {', '.join(feedback)}")
+    record = traced.record("ok", f"re-judging {', '.join(feedback)}")
     claims = [claim for claim in state.get("claims", []) if claim.id in feedback]
     emit(ProgressEvent(kind="revising", claims=claims, revision=revision))
     return {"revision": revision, "revise_feedback": feedback, "trace": [record]}

@@ -19,8 +19,9 @@ from veracity.errors import ConfigurationError, ToolError
 from veracity.evidence.base import EvidenceBackend
 from veracity.evidence.counter import TRACE_PREFIX as COUNTER_TRACE_PREFIX
 from veracity.evidence.counter import counter_query
+from veracity.evidence.declared import declared
 from veracity.nodes.names import GATHER_EVIDENCE
-from veracity.nodes.timing import Stopwatch
+from veracity.nodes.tracing import TracedStep
 from veracity.progress import emit_verdict
 from veracity.resources import Resources
 from veracity.state import ClaimState, ClaimUpdate
@@ -91,33 +92,28 @@ async def _search_with_retries(backend: EvidenceBackend, query: str, context: Co
     async for attempt in retrying:
         with attempt:
             number = attempt.retry_state.attempt_number
-            watch = Stopwatch()
+            traced = TracedStep(GATHER_EVIDENCE, claim_id=claim_id, attempt=number)
             try:
                 with observe_cache() as seen:
                     hits = await _search_once(backend, query, context)
             except ToolError as exc:
                 last = not exc.transient or number >= context.search_attempts
-                trace.append(TraceRecord(
-                    step=GATHER_EVIDENCE, claim_id=claim_id, attempt=number,
-                    outcome="failed" if last else "retry", reason=f"{label}{exc.kind}: {exc}", seconds=watch.seconds,
-                ))
+                trace.append(traced.record("failed" if last else "retry", f"{label}{exc.kind}: {exc}"))
                 raise
-            trace.append(TraceRecord(
-                step=GATHER_EVIDENCE, claim_id=claim_id, attempt=number, outcome="ok",
-                reason=f"{label}{len(hits)} item(s)", seconds=watch.seconds, cache=overall(seen),
-            ))
+            trace.append(traced.record("ok", f"{label}{len(hits)} item(s)", cache=overall(seen)))
     return hits
 
 
 async def gather_evidence(state: ClaimState, runtime: Runtime[Context], *, resources: Resources) -> ClaimUpdate:
     """Search for evidence; after the last failed attempt, record a `ToolFailure` for the claim.
 
-    Web evidence is searched twice at once: for the claim, and for evidence against it
-    (`counter_query`). The counter search adds what it finds (pages already found are not
+    A backend that declares `counter_search` (the web) is searched twice at once: for the claim,
+    and for evidence against it (`counter_query`). The counter search adds what it finds (pages already found are not
     repeated); its failure is recorded in the trace and leaves the claim's own evidence standing.
     """
     context = runtime.context
     claim = state["claim"]
+    setup = TracedStep(GATHER_EVIDENCE, claim_id=claim.id)
     trace: list[TraceRecord] = []
     counter_trace: list[TraceRecord] = []
     counter_hits: list[SearchHit] | BaseException = []
@@ -125,13 +121,13 @@ async def gather_evidence(state: ClaimState, runtime: Runtime[Context], *, resou
         async with resources.evidence_backend(context) as backend:
             backend_name = backend.name
             searches = [_search_with_retries(backend, claim.text, context, claim.id, trace, "")]
-            if context.counter_search and backend_name == "web":
+            if context.counter_search and declared(backend).counter_search:
                 searches.append(_search_with_retries(backend, claim.counter_query or counter_query(claim.text),
                                                      context, claim.id,
                                                      counter_trace, COUNTER_TRACE_PREFIX))
             found = await asyncio.gather(*searches, return_exceptions=True)
     except ConfigurationError as exc:
-        trace.append(TraceRecord(step=GATHER_EVIDENCE, claim_id=claim.id, outcome="failed", reason=str(exc)))
+        trace.append(setup.record("failed", str(exc)))
         return _failure_update(state, context.search, ToolError("auth", str(exc), transient=False), trace)
     hits = found[0]
     if isinstance(hits, ToolError):  # the last attempt's error (tenacity re-raises it)

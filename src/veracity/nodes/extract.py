@@ -13,16 +13,17 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from veracity.context import Context
-from veracity.contracts import ExtractionOutput, GateFailure, TraceRecord
+from veracity.contracts import ExtractionOutput, GateFailure
 from veracity.llm.calls import ModelReply, answer_within, ask_structured
 from veracity.llm.request_schema import bound_string, contract_schema, property_schema
+from veracity.nodes.attempts import answered, gate_errors, next_attempt
 from veracity.nodes.model_answer import answer_record
 from veracity.nodes.names import EXTRACT_CLAIMS
-from veracity.nodes.timing import Stopwatch
+from veracity.nodes.tracing import TracedStep
 from veracity.progress import ProgressEvent, emit
 from veracity.prompts.extract import EXTRACT_USER_TEMPLATE, SOURCE_EXTRACT_ADDENDUM
 from veracity.prompts.retry import retry_feedback
-from veracity.resources import Resources
+from veracity.resources import Resources, models_used
 from veracity.state import FactCheckState
 from veracity.validation import input_problem
 
@@ -119,7 +120,8 @@ async def _extract(text: str, context: Context, resources: Resources, errors: li
         return ModelReply(payload=extract_claims_offline(text, source_mode=source_mode), tokens_in=0, tokens_out=0)
     messages = extraction_messages(text, context, errors, source_mode=source_mode)
     async with answer_within(context.model_timeout):
-        return await ask_structured(resources.chat_model(context, max_tokens=cap), messages, ExtractionOutput,
+        model = resources.chat_model(context, max_tokens=cap, step="extract")
+        return await ask_structured(model, messages, ExtractionOutput,
                                     run_name="extract_claims.model", structured_output=context.structured_output,
                                     request_schema=extraction_schema(text))
 
@@ -127,30 +129,27 @@ async def _extract(text: str, context: Context, resources: Resources, errors: li
 async def extract_claims(state: FactCheckState, runtime: Runtime[Context], *, resources: Resources) -> FactCheckState:
     """Run the extractor once; its raw payload goes to `extraction_gate`."""
     context = runtime.context
-    attempt = state.get("extraction_attempt", 0) + 1
-    watch = Stopwatch()
+    attempt = next_attempt(state.get("extraction_attempts"))
+    traced = TracedStep(EXTRACT_CLAIMS, attempt=attempt)
     mode = resources.mode(context)
-    base: FactCheckState = {"extraction_attempt": attempt, "mode": mode.label, "model": mode.model,
+    label, model = models_used(context, mode)
+    base: FactCheckState = {"extraction_attempts": {"attempt": attempt}, "mode": label, "model": model,
                             "source_mode": mode.source}
     problem = input_problem(state.get("text"), context.max_text_chars)
     if problem:
         failure = GateFailure(step="input", attempts=1, errors=[problem], message=f"input rejected: {problem}")
-        record = TraceRecord(step=EXTRACT_CLAIMS, outcome="skipped", reason=problem, seconds=watch.seconds)
+        record = traced.record("skipped", problem)
         return {**base, "input_failure": failure, "trace": [record]}
 
     emit(ProgressEvent(kind="extracting", attempt=attempt))
     cap = extraction_tokens(state["text"], context)
     try:
-        reply = await _extract(state["text"], context, resources, state.get("extraction_errors", []),
-                               offline=mode.offline, source_mode=mode.source, cap=cap)
+        reply = await _extract(state["text"], context, resources, gate_errors(state.get("extraction_attempts")),
+                               offline=resources.offline(context, "extract"), source_mode=mode.source, cap=cap)
     except Exception as exc:  # a failed call is one failed attempt, judged by the gate
-        record = TraceRecord(
-            step=EXTRACT_CLAIMS, attempt=attempt, outcome="failed", reason=f"model call failed: {exc}",
-            seconds=watch.seconds,
-        )
-        return {**base, "extraction_payload": None, "extraction_call_error": f"the model call failed: {exc}",
+        record = traced.record("failed", f"model call failed: {exc}")
+        return {**base, "extraction_attempts": answered(attempt, None, f"the model call failed: {exc}"),
                 "trace": [record]}
-    record, error = answer_record(EXTRACT_CLAIMS, reply, step="extract", cap=cap, attempt=attempt,
-                                  seconds=watch.seconds)
+    record, error = answer_record(traced, reply, step="extract", cap=cap)
     payload = None if error else reply.payload
-    return {**base, "extraction_payload": payload, "extraction_call_error": error, "trace": [record]}
+    return {**base, "extraction_attempts": answered(attempt, payload, error), "trace": [record]}

@@ -12,22 +12,33 @@ from veracity.contracts import (
     Report,
     Summary,
     ToolFailure,
-    TraceRecord,
     Verdict,
 )
+from veracity.evidence.capabilities import Declarations
+from veracity.evidence.declared import capabilities_of
 from veracity.nodes.names import FINALIZE_REPORT
-from veracity.nodes.timing import Stopwatch
+from veracity.nodes.tracing import TracedStep
 from veracity.offline.judge.version import offline_judge_version
 from veracity.resources import OFFLINE
 from veracity.scores import reliability, support_scores
 from veracity.state import FactCheckState
 
 
-def single_source(verdict: Verdict, evidence: list[Evidence]) -> str | None:
-    """The one site a supported web verdict's evidence all comes from, or None (several sites, or not web)."""
+def _judged_offline(model: str) -> bool:
+    """Whether the report's `model` (see `veracity.resources.models_used`) says the offline judge ruled."""
+    return model == OFFLINE or model.endswith(f"judge={OFFLINE}")
+
+
+def single_source(
+    verdict: Verdict, evidence: list[Evidence], capabilities: Declarations = capabilities_of
+) -> str | None:
+    """The one site a supported web verdict's evidence all comes from, or None (several sites, or not web).
+
+    Web evidence is what a backend declaring `pages_to_fetch` found (`capabilities` reads an item's backend name).
+    """
     if verdict.label != "supported":
         return None
-    sites = {_site(item.url) for item in evidence if item.backend == "web" and item.url}
+    sites = {_site(item.url) for item in evidence if item.url and capabilities(item.backend).pages_to_fetch}
     return sites.pop() if len(sites) == 1 else None
 
 
@@ -36,8 +47,13 @@ def _site(url: str) -> str:
     return host.removeprefix("www.")
 
 
-def build_report(state: FactCheckState, scores: dict[str, float | None] | None = None) -> Report:
-    """Collect claims, verdicts, evidence, failures, trace and reliability scores into one report."""
+def build_report(
+    state: FactCheckState, scores: dict[str, float | None] | None = None, capabilities: Declarations = capabilities_of
+) -> Report:
+    """Collect claims, verdicts, evidence, failures, trace and reliability scores into one report.
+
+    `capabilities` says which evidence is web pages, for the single-source mark (see `single_source`).
+    """
     scores = scores or {}
     claims = state.get("claims", [])
     verdict_map = state.get("verdicts", {})
@@ -45,7 +61,8 @@ def build_report(state: FactCheckState, scores: dict[str, float | None] | None =
     verdicts = [
         verdict_map[c.id].model_copy(update={"support_score": scores.get(c.id),
                                              "single_source": single_source(verdict_map[c.id],
-                                                                            evidence_map.get(c.id, []))})
+                                                                            evidence_map.get(c.id, []),
+                                                                            capabilities)})
         for c in claims if c.id in verdict_map
     ]
     evidence = [item for c in claims for item in state.get("evidence", {}).get(c.id, [])]
@@ -82,7 +99,7 @@ def build_report(state: FactCheckState, scores: dict[str, float | None] | None =
         revisions=state.get("revision", 0),
         mode=state.get("mode", ""),
         model=state.get("model", ""),
-        judge_version=offline_judge_version() if state.get("model") == OFFLINE else None,
+        judge_version=offline_judge_version() if _judged_offline(state.get("model", "")) else None,
         message=state.get("message"),
         evidence_coverage=scored.evidence_coverage,
         average_similarity=scored.average_similarity,
@@ -92,18 +109,20 @@ def build_report(state: FactCheckState, scores: dict[str, float | None] | None =
     )
 
 
-def finalize_report(state: FactCheckState) -> FactCheckState:
-    """Graph node: score support with local embeddings and write the assembled report."""
+def finalize_report(state: FactCheckState, *, capabilities: Declarations = capabilities_of) -> FactCheckState:
+    """Graph node: score support with local embeddings and write the assembled report.
+
+    `capabilities` reads an evidence item's backend name (the graph binds `Resources.capabilities_of`).
+    """
     from veracity.offline.model.embedder import default_embedder
 
-    watch = Stopwatch()
+    traced = TracedStep(FINALIZE_REPORT)
     claims = state.get("claims", [])
     try:
         scores = support_scores(claims, state.get("evidence", {}), default_embedder()) if claims else {}
-        record = TraceRecord(step=FINALIZE_REPORT, outcome="ok", reason="reliability scored", seconds=watch.seconds)
+        record = traced.record("ok", "reliability scored")
     except Exception as exc:  # scores are a heuristic: their failure must not lose the report
         scores = {}
-        record = TraceRecord(step=FINALIZE_REPORT, outcome="failed", reason=f"scoring failed: {exc}",
-                             seconds=watch.seconds)
+        record = traced.record("failed", f"scoring failed: {exc}")
     final_state: FactCheckState = {**state, "trace": [*state.get("trace", []), record]}
-    return {"report": build_report(final_state, scores), "trace": [record]}
+    return {"report": build_report(final_state, scores, capabilities), "trace": [record]}

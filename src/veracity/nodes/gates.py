@@ -1,7 +1,8 @@
 """Gate nodes: validate the previous step's output, retry with the exact error, or record a failure.
 
-A gate writes its decision (`GateDecision`) into the state; its router in `veracity.routes` reads
-it to choose the next node.
+Both gates follow one retry protocol (`veracity.nodes.attempts`): each writes its decision
+(`GateDecision`) into its step's `GateAttempts`, and its router in `veracity.routes` reads it to
+choose the next node.
 """
 
 from __future__ import annotations
@@ -22,13 +23,12 @@ from veracity.contracts import (
     GateFailure,
     JudgeOutput,
     Skipped,
-    TraceRecord,
     Verdict,
 )
+from veracity.nodes.attempts import Gate
 from veracity.nodes.extract import WORDS_PER_CLAIM, statement_limit, word_count
 from veracity.nodes.names import EXTRACTION_GATE, VERDICT_GATE
 from veracity.nodes.payload import validate_payload
-from veracity.nodes.timing import Stopwatch
 from veracity.offline.extract import skip_reason
 from veracity.offline.judge.relevance import citation_off_topic
 from veracity.progress import ProgressEvent, emit, emit_verdict
@@ -151,16 +151,15 @@ def extraction_gate(state: FactCheckState, runtime: Runtime[Context]) -> FactChe
 
     A rejected input has nothing to validate: the gate gives up at once, with no claims.
     """
-    watch = Stopwatch()
-    attempt = state.get("extraction_attempt", 1)
+    gate = Gate(EXTRACTION_GATE, state.get("extraction_attempts"), limit=runtime.context.max_extraction_attempts)
     if state.get("input_failure"):
-        return {"claims": [], "extraction_decision": "give_up"}
+        return {"claims": [], "extraction_attempts": {"decision": "give_up"}}
 
-    error = state.get("extraction_call_error")
+    error = gate.call_error
     claims: list[Claim] = []
     skipped: list[Skipped] = []
     if error is None:
-        output, error = validate_payload(state.get("extraction_payload"), ExtractionOutput)
+        output, error = validate_payload(gate.payload, ExtractionOutput)
         if output is not None and state.get("model") != OFFLINE:  # the offline splitter is not asked for a schema
             error = claim_count_problem(output, state["text"])
         if output is not None and error is None:
@@ -171,33 +170,25 @@ def extraction_gate(state: FactCheckState, runtime: Runtime[Context]) -> FactChe
         extracted = len(claims)
         claims, skipped = set_aside_unworthy(claims, skipped, source_mode=state.get("source_mode", False))
         set_aside = f"; {extracted - len(claims)} not check-worthy, skipped" if extracted > len(claims) else ""
-        record = TraceRecord(
-            step=EXTRACTION_GATE, attempt=attempt, outcome="ok",
-            reason=f"{len(claims)} claim(s){set_aside}", seconds=watch.seconds,
-        )
+        ruling = gate.accept(f"{len(claims)} claim(s){set_aside}")
         update: FactCheckState = {
-            "claims": claims, "skipped": skipped, "revision": 0, "extraction_decision": "accept", "trace": [record],
+            "claims": claims, "skipped": skipped, "revision": 0, "extraction_attempts": ruling.attempts,
+            "trace": [ruling.record],
         }
         if not claims:
             return {**update, "message": no_claims_message(skipped)}
         emit(ProgressEvent(kind="claims", claims=claims))
         return update
 
-    errors = [*state.get("extraction_errors", []), error]
-    if attempt < runtime.context.max_extraction_attempts:
-        record = TraceRecord(
-            step=EXTRACTION_GATE, attempt=attempt, outcome="retry", reason=error, seconds=watch.seconds
-        )
-        return {"extraction_errors": errors, "extraction_decision": "retry", "trace": [record]}
-
+    ruling = gate.reject(error, give_up="failed")
+    if ruling.decision == "retry":
+        return {"extraction_attempts": ruling.attempts, "trace": [ruling.record]}
     failure = GateFailure(
-        step="extract", attempts=attempt, errors=errors,
-        message=f"claim extraction failed validation {attempt} time(s); last error: {error}",
+        step="extract", attempts=gate.attempt, errors=ruling.errors,
+        message=f"claim extraction failed validation {gate.attempt} time(s); last error: {error}",
     )
-    record = TraceRecord(step=EXTRACTION_GATE, attempt=attempt, outcome="failed", reason=error, seconds=watch.seconds)
     return {
-        "claims": [], "extraction_errors": errors, "extraction_failure": failure, "extraction_decision": "give_up",
-        "trace": [record],
+        "claims": [], "extraction_attempts": ruling.attempts, "extraction_failure": failure, "trace": [ruling.record],
     }
 
 
@@ -260,14 +251,14 @@ def source_mode_reason(claim: Claim, label: str, reason: str) -> str:
     return f'The answer says "{claim.source}", which the source {verb}. {reason}'
 
 
-def _verdict(state: ClaimState, output: JudgeOutput, *, verified: bool) -> Verdict:
+def _verdict(state: ClaimState, gate: Gate, output: JudgeOutput, *, verified: bool) -> Verdict:
     computation = state.get("computation")
     verified = verified and (computation is None or bool(computation.inputs))
     reason = output.reason
     if state.get("source_mode"):
         reason = source_mode_reason(state["claim"], output.label, reason)
     # The judge's confidence and lean describe its own answer; an answer the gate changed has neither.
-    payload = state.get("judge_payload")
+    payload = gate.payload
     own_answer = isinstance(payload, dict) and payload.get("label") == output.label
     leaning = state.get("judge_leaning") if own_answer and output.label == "unverifiable" else None
     return Verdict(
@@ -277,7 +268,7 @@ def _verdict(state: ClaimState, output: JudgeOutput, *, verified: bool) -> Verdi
         evidence_id=output.evidence_id.strip() if verified and output.evidence_id else None,
         quote=output.quote if verified else None,
         citation_verified=verified,
-        attempts=state.get("judge_attempt", 1),
+        attempts=gate.attempt,
         revision=state.get("revision", 0),
         computation=computation,
         confidence=state.get("judge_confidence") if own_answer else None,
@@ -287,69 +278,58 @@ def _verdict(state: ClaimState, output: JudgeOutput, *, verified: bool) -> Verdi
 
 def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> ClaimUpdate:
     """Check the judge's schema and citation; accept, send back with the reason, or give up and downgrade."""
-    watch = Stopwatch()
     claim_id = state["claim"].id
-    attempt = state.get("judge_attempt", 1)
+    gate = Gate(VERDICT_GATE, state.get("judge_attempts"), limit=runtime.context.max_judge_attempts,
+                claim_id=claim_id)
     evidence = evidence_for(state)
 
-    error = state.get("judge_call_error")
+    error = gate.call_error
     headline = "judge output failed validation"
     verdict: Verdict | None = None
     if error is None:
-        output, error = validate_payload(state.get("judge_payload"), JudgeOutput)
+        output, error = validate_payload(gate.payload, JudgeOutput)
         if output is not None:
             problem = _problem(output, state.get("computation"), evidence)
             off_topic = _off_topic(state, output, evidence) if problem is None else None
             if output.label == "unverifiable":
-                verdict = _verdict(state, output, verified=problem is None)
-            elif off_topic is not None and attempt >= runtime.context.max_judge_attempts:
-                verdict = _verdict(state, JudgeOutput(
+                verdict = _verdict(state, gate, output, verified=problem is None)
+            elif off_topic is not None and gate.last_attempt:
+                verdict = _verdict(state, gate, JudgeOutput(
                     label="unverifiable", reason=f"Nothing found decides the claim: {off_topic}."), verified=False)
             elif off_topic is not None:
                 error, headline = (f"{off_topic}; cite evidence about the claim's subject, or answer unverifiable",
                                    "cited evidence is about something else")
             elif problem is None:
-                verdict = _verdict(state, output, verified=True)
+                verdict = _verdict(state, gate, output, verified=True)
             else:
                 error, headline = problem, "citation not found in evidence"
 
     if verdict is not None:
-        record = TraceRecord(
-            step=VERDICT_GATE, claim_id=claim_id, attempt=attempt, outcome="ok",
-            reason=verdict.label, seconds=watch.seconds,
-        )
+        ruling = gate.accept(verdict.label)
         emit_verdict(state, verdict, evidence)
         return {
-            "verdicts": {claim_id: verdict}, "judge_failures": {claim_id: None}, "verdict_decision": "accept",
-            "trace": [record],
+            "verdicts": {claim_id: verdict}, "judge_failures": {claim_id: None}, "judge_attempts": ruling.attempts,
+            "trace": [ruling.record],
         }
 
     error = error or "the judge returned no verdict"  # set on every path that leaves `verdict` None
-    errors = [*state.get("judge_errors", []), error]
-    if attempt < runtime.context.max_judge_attempts:
-        record = TraceRecord(
-            step=VERDICT_GATE, claim_id=claim_id, attempt=attempt, outcome="retry", reason=error,
-            seconds=watch.seconds,
-        )
-        return {"judge_errors": errors, "verdict_decision": "retry", "trace": [record]}
+    ruling = gate.reject(error, give_up="downgraded")
+    if ruling.decision == "retry":
+        return {"judge_attempts": ruling.attempts, "trace": [ruling.record]}
 
     reason = f"{headline}: {error}"
     if state.get("source_mode"):
         reason = source_mode_reason(state["claim"], "unverifiable", reason)
     downgraded = Verdict(
-        claim_id=claim_id, label="unverifiable", reason=reason, attempts=attempt,
+        claim_id=claim_id, label="unverifiable", reason=reason, attempts=gate.attempt,
         revision=state.get("revision", 0), downgraded=True,
     )
     failure = GateFailure(
-        step="judge", claim_id=claim_id, attempts=attempt, errors=errors,
-        message=f"{headline} after {attempt} attempt(s); verdict downgraded to unverifiable",
-    )
-    record = TraceRecord(
-        step=VERDICT_GATE, claim_id=claim_id, attempt=attempt, outcome="downgraded", reason=error,
-        seconds=watch.seconds,
+        step="judge", claim_id=claim_id, attempts=gate.attempt, errors=ruling.errors,
+        message=f"{headline} after {gate.attempt} attempt(s); verdict downgraded to unverifiable",
     )
     emit_verdict(state, downgraded, evidence)
     return {
-        "verdicts": {claim_id: downgraded}, "judge_failures": {claim_id: failure}, "verdict_decision": "give_up",
-        "trace": [record],
+        "verdicts": {claim_id: downgraded}, "judge_failures": {claim_id: failure}, "judge_attempts": ruling.attempts,
+        "trace": [ruling.record],
     }

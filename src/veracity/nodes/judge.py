@@ -13,13 +13,14 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from veracity.context import Context
-from veracity.contracts import Claim, Evidence, JudgeOutput, TraceRecord
+from veracity.contracts import Claim, Evidence, JudgeOutput
 from veracity.llm.calls import ModelReply, answer_within, ask_structured
 from veracity.llm.caps import Step
 from veracity.llm.request_schema import bound_string, contract_schema, property_schema
+from veracity.nodes.attempts import answered, gate_errors, next_attempt
 from veracity.nodes.model_answer import answer_record
 from veracity.nodes.names import JUDGE_CLAIM
-from veracity.nodes.timing import Stopwatch
+from veracity.nodes.tracing import TracedStep
 from veracity.offline.calibration.ruling import RiskRule, Ruling
 from veracity.prompts.judge import JUDGE_USER_TEMPLATE, SOURCE_JUDGE_ADDENDUM, format_evidence
 from veracity.prompts.retry import retry_feedback
@@ -53,14 +54,14 @@ async def _judge(
 ) -> tuple[ModelReply, Ruling | None]:
     """The judge's answer, and for the offline judge its calibrated ruling (confidence, lean)."""
     claim, feedback = state["claim"], state.get("feedback")
-    if resources.mode(context).offline:
+    if resources.offline(context, "judge"):
         judgement = await asyncio.to_thread(resources.offline_judge().assess, claim.text, evidence)
         ruling = RiskRule.shipped(context.min_precision, source=state.get("source_mode", False)).rule(judgement)
         return ModelReply(payload=ruling.answer, tokens_in=0, tokens_out=0), ruling
-    messages = judge_messages(claim, evidence, context, feedback=feedback, errors=state.get("judge_errors", []),
-                              source_mode=state.get("source_mode", False))
+    messages = judge_messages(claim, evidence, context, feedback=feedback, source_mode=state.get("source_mode", False),
+                              errors=gate_errors(state.get("judge_attempts")))
     async with answer_within(context.model_timeout):
-        reply = await ask_structured(resources.chat_model(context, max_tokens=cap), messages, JudgeOutput,
+        reply = await ask_structured(resources.chat_model(context, max_tokens=cap, step="judge"), messages, JudgeOutput,
                                      run_name="judge_claim.model", structured_output=context.structured_output,
                                      request_schema=judge_schema(evidence))
     return reply, None
@@ -97,26 +98,21 @@ def judge_tokens(state: ClaimState, context: Context) -> int:
 async def judge_claim(state: ClaimState, runtime: Runtime[Context], *, resources: Resources) -> ClaimUpdate:
     """Run the judge once for this claim; its raw payload goes to `verdict_gate`."""
     claim = state["claim"]
-    attempt = state.get("judge_attempt", 0) + 1
-    watch = Stopwatch()
+    attempt = next_attempt(state.get("judge_attempts"))
+    traced = TracedStep(JUDGE_CLAIM, claim_id=claim.id, attempt=attempt)
     evidence = evidence_for(state)
     cap = judge_tokens(state, runtime.context)
     try:
         reply, ruling = await _judge(state, evidence, runtime.context, resources, cap=cap)
     except Exception as exc:  # a failed call is one failed attempt, judged by the gate
-        record = TraceRecord(
-            step=JUDGE_CLAIM, claim_id=claim.id, attempt=attempt, outcome="failed",
-            reason=f"model call failed: {exc}", seconds=watch.seconds,
-        )
+        record = traced.record("failed", f"model call failed: {exc}")
         return {
-            "claim_evidence": evidence, "judge_payload": None, "judge_call_error": f"the model call failed: {exc}",
-            "judge_attempt": attempt, "computation": None, "judge_confidence": None, "judge_leaning": None,
-            "trace": [record],
+            "claim_evidence": evidence, "judge_attempts": answered(attempt, None, f"the model call failed: {exc}"),
+            "computation": None, "judge_confidence": None, "judge_leaning": None, "trace": [record],
         }
-    record, error = answer_record(JUDGE_CLAIM, reply, step=judge_step(state), cap=cap, attempt=attempt,
-                                  seconds=watch.seconds, claim_id=claim.id)
+    record, error = answer_record(traced, reply, step=judge_step(state), cap=cap)
     return {
-        "claim_evidence": evidence, "judge_payload": None if error else reply.payload, "judge_call_error": error,
-        "judge_attempt": attempt, "computation": None, "trace": [record],
+        "claim_evidence": evidence, "judge_attempts": answered(attempt, None if error else reply.payload, error),
+        "computation": None, "trace": [record],
         "judge_confidence": ruling.confidence if ruling else None, "judge_leaning": ruling.leaning if ruling else None,
     }

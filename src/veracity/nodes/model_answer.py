@@ -5,21 +5,17 @@ from __future__ import annotations
 from veracity.contracts import TraceRecord
 from veracity.llm.calls import ModelReply
 from veracity.llm.caps import Step, truncation_error
+from veracity.nodes.tracing import TracedStep
 
 
-def answer_record(
-    node: str, reply: ModelReply, *, step: Step, cap: int, attempt: int, seconds: float, claim_id: str | None = None,
-) -> tuple[TraceRecord, str | None]:
-    """Record `reply` for `node`; return the record and the error that rejects it, or None.
+def answer_record(traced: TracedStep, reply: ModelReply, *, step: Step, cap: int) -> tuple[TraceRecord, str | None]:
+    """Record `reply` as the outcome of `traced`; return the record and the error that rejects it, or None.
 
     An answer that stopped at its cap is rejected here rather than left to the JSON parser, so the
     gate's retry learns why ("cut off at the 512-token limit"), not only that the JSON ends early.
     A structured request the server refused is noted as the record's reason.
     """
     error = truncation_error(step, cap) if reply.truncated else None
-    record = TraceRecord(
-        step=node, claim_id=claim_id, attempt=attempt, outcome="failed" if error else "ok",
-        reason=error or reply.note, tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, seconds=seconds,
-        cache=reply.cache, structured=reply.structured,
-    )
+    record = traced.record("failed" if error else "ok", error or reply.note, tokens_in=reply.tokens_in,
+                           tokens_out=reply.tokens_out, cache=reply.cache, structured=reply.structured)
     return record, error

@@ -7,23 +7,29 @@ from pathlib import Path
 from langgraph.runtime import Runtime
 
 from veracity.context import Context
-from veracity.contracts import Evidence, PageCheck, TraceRecord, Verdict
+from veracity.contracts import Evidence, PageCheck, Verdict
+from veracity.evidence.capabilities import Declarations
+from veracity.evidence.declared import capabilities_of
 from veracity.nodes.names import VERIFY_PAGE
-from veracity.nodes.timing import Stopwatch
+from veracity.nodes.tracing import TracedStep
 from veracity.pages import AddressPolicy, FetchSettings, check_page
 from veracity.state import ClaimState, ClaimUpdate, evidence_for
 
 
-def page_to_check(verdict: Verdict, evidence: list[Evidence], context: Context) -> str | None:
+def page_to_check(
+    verdict: Verdict, evidence: list[Evidence], context: Context, capabilities: Declarations = capabilities_of
+) -> str | None:
     """The cited URL of a supported/refuted verdict quoting a web result, as given; None when no page is due.
 
+    A web result is evidence from a backend that declares `pages_to_fetch` (`capabilities` reads
+    an item's backend name; `Resources.capabilities_of` knows a bound backend's declaration).
     Whatever the URL is (upper-case scheme, ``file:``, relative, empty), the page check runs and
     says whether and why it was not fetched: a web verdict never skips it silently.
     """
     if not context.verify_pages or verdict.label == "unverifiable" or not verdict.citation_verified:
         return None
     cited = next((item for item in evidence if item.id == verdict.evidence_id), None)
-    if cited is None or cited.backend != "web":
+    if cited is None or not capabilities(cited.backend).pages_to_fetch:
         return None
     return cited.url or ""
 
@@ -36,17 +42,22 @@ def fetch_settings(context: Context) -> FetchSettings:
                          snapshots=Path(context.page_snapshots).expanduser() if context.page_snapshots else None)
 
 
-async def verify_page(state: ClaimState, runtime: Runtime[Context]) -> ClaimUpdate:
-    """Graph node: fetch the cited page, match the quote, attach the `PageCheck` to the verdict."""
-    watch = Stopwatch()
+async def verify_page(
+    state: ClaimState, runtime: Runtime[Context], *, capabilities: Declarations = capabilities_of
+) -> ClaimUpdate:
+    """Graph node: fetch the cited page, match the quote, attach the `PageCheck` to the verdict.
+
+    `capabilities` reads an evidence item's backend name (the graph binds `Resources.capabilities_of`).
+    """
     claim = state["claim"]
+    traced = TracedStep(VERIFY_PAGE, claim_id=claim.id)
     verdict = state["verdicts"][claim.id]
-    url = page_to_check(verdict, evidence_for(state), runtime.context) or ""  # routed here only when one is due
+    # routed here only when a page is due
+    url = page_to_check(verdict, evidence_for(state), runtime.context, capabilities) or ""
     try:
         page = await check_page(claim.text, verdict, url, fetch_settings(runtime.context))
     except Exception as exc:  # a page check must never cost the verdict; it is recorded as failed
         page = PageCheck(outcome="fetch_failed", url=url, checked_at="", reason=f"the page check failed: "
                                                                               f"{type(exc).__name__}: {exc}")
-    record = TraceRecord(step=VERIFY_PAGE, claim_id=claim.id, outcome="ok" if page.verified else "failed",
-                         reason=f"{page.outcome}: {page.reason}", seconds=watch.seconds)
+    record = traced.record("ok" if page.verified else "failed", f"{page.outcome}: {page.reason}")
     return {"verdicts": {claim.id: verdict.model_copy(update={"page": page})}, "trace": [record]}

@@ -35,6 +35,10 @@ from veracity.validation import checked_text, source_conflict
 OnProgress = Callable[[ProgressEvent], object]
 """A callback that hears each `ProgressEvent` of a check as it happens."""
 
+BACKSTOP_SECONDS = 5.0
+"""How long past `check_deadline` the runner waits for the graph's own deadline report before it stops the run
+itself (a step the graph cannot cut off) and reports from what it collected."""
+
 
 class Checker:
     """Fact-checks texts with one compiled graph.
@@ -143,7 +147,11 @@ async def stream_report(
     graph: FactCheckGraph, graph_input: InputState | None, config: RunnableConfig, context: Context,
     on_progress: OnProgress | None = None, durability: Durability | None = None,
 ) -> Report:
-    """Run the compiled graph (or resume it, with input None), pass on its progress, and return its report."""
+    """Run the compiled graph (or resume it, with input None), pass on its progress, and return its report.
+
+    The graph keeps the check's deadline itself; a run still going `BACKSTOP_SECONDS` past it is
+    stopped here and reported from what it collected (one deadline failure either way).
+    """
     report: Report | None = None
     run = PartialRun(dict(graph_input) if graph_input is not None else None)
     options: dict[str, Any] = {"durability": durability} if durability else {}
@@ -152,7 +160,7 @@ async def stream_report(
         subgraphs=True, **options,
     )
     try:
-        async with asyncio.timeout(context.check_deadline) as deadline:
+        async with asyncio.timeout(context.check_deadline + BACKSTOP_SECONDS) as deadline:
             async for namespace, kind, chunk in stream:
                 if kind == "custom" and on_progress is not None and isinstance(chunk, ProgressEvent):
                     on_progress(chunk)

@@ -1,5 +1,7 @@
-"""A check's total deadline: what the graph had finished when time ran out, as an honest report.
+"""The `Checker`'s backstop for a check's total deadline: what the graph had finished, as an honest report.
 
+The graph keeps the deadline itself (`veracity.nodes.deadline`); this catches a run stuck in a step
+the graph cannot cut off, a few seconds later, and reports it the same way.
 `PartialRun` follows the top-level stream (full state after each step, and each node's update
 as it lands, merged by the state's own reducers, so a claim judged in a step that never
 finished still counts). When the deadline passes, `deadline_report` turns what was collected
@@ -11,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from veracity.contracts import DeadlineFailure, Evaluation, EvaluationIssue, Report, Verdict
-from veracity.nodes.finalize import build_report
+from veracity.contracts import Report
+from veracity.nodes.deadline import deadline_report as report_at_deadline
+from veracity.nodes.deadline import past_deadline
 from veracity.state import FactCheckState, reducers
 
 _REDUCERS = reducers(FactCheckState)
@@ -53,20 +56,6 @@ class PartialRun:
 
 
 def deadline_report(run: PartialRun, seconds: float) -> Report:
-    """The report of a check stopped at its deadline of `seconds`."""
+    """The report of a check stopped at its deadline of `seconds`, from what `run` collected."""
     state: FactCheckState = dict(run.state)  # type: ignore[assignment]
-    reason = f"not judged: the check reached its deadline of {seconds:g} s before this claim's verdict"
-    verdicts = dict(state.get("verdicts", {}))
-    unjudged = [claim.id for claim in state.get("claims", []) if claim.id not in verdicts]
-    for claim_id in unjudged:
-        verdicts[claim_id] = Verdict(claim_id=claim_id, label="unverifiable", reason=reason)
-    still = ", ".join(run.running) or "the graph"
-    message = (f"the check did not finish within {seconds:g} s (check_deadline); still running: {still}; "
-               f"{len(unjudged)} claim(s) left unverifiable")
-    failure = DeadlineFailure(seconds=seconds, unfinished=run.running, claims_not_judged=unjudged, message=message)
-    issue = EvaluationIssue(code="deadline_exceeded", message=message, revisable=False)
-    state = {**state, "verdicts": verdicts, "evaluation": Evaluation(passed=False, issues=[issue]), "message": message}
-    report = build_report(state)
-    failures = [*report.failures, failure]
-    summary = report.summary.model_copy(update={"failures": len(failures)})
-    return report.model_copy(update={"failures": failures, "summary": summary})
+    return report_at_deadline(state, seconds, [*run.running, *past_deadline(state)])

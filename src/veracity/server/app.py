@@ -48,6 +48,7 @@ from starlette.exceptions import HTTPException
 
 from veracity.contracts import Report
 from veracity.errors import ConfigurationError, InputError, KnowledgeBaseError, SourceConflictError
+from veracity.evidence.capabilities import SearchKind
 from veracity.progress import ProgressEvent
 from veracity.run.checker import Checker
 from veracity.server.limits import BodyLimit, error_response, key_matches, parse_rate, presented_key
@@ -75,7 +76,7 @@ class FactcheckInput(BaseModel):
 
     text: str = Field(min_length=1, description="The text to fact-check.")
     source_text: str | None = Field(default=None, description="Check against this text only (source mode).")
-    search: Literal["auto", "web", "kb", "source"] | None = Field(
+    search: SearchKind | None = Field(
         default=None, description="Where evidence comes from; default: the server's setting, or 'source' when "
                                   "source_text is given ('web' or 'kb' with source_text is refused).")
     model: Literal["offline"] | None = Field(

@@ -1,0 +1,161 @@
+"""The check's total deadline (`Context.check_deadline`), kept inside the graph.
+
+The clock starts when a run's first step starts (a fresh check's first extraction, or the first
+step a resumed run takes). The slow steps (`extract_claims`, each `check_claim` branch) run within
+the time left; one still running when it ends is cut off and names itself in the state's
+`deadline_unfinished`. From then on the graph goes straight to its end: the extraction gate gives up
+without a retry, the evaluation fails with `deadline_exceeded` (nothing to revise), and
+`finalize_report` writes the deadline report (`deadline_report`). So `graph.invoke`, Studio and the
+`Checker` all end the same way.
+
+The clock belongs to the run's `Context` object: every node of one run sees the same object, and each
+run (a resumed one too) gets its own, so a resumed check has the whole deadline again. A context
+reused for a new check restarts the clock at that check's first extraction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import time
+import weakref
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime, get_runtime
+
+from veracity.context import Context
+from veracity.contracts import DeadlineFailure, Evaluation, EvaluationIssue, Report, Verdict
+from veracity.nodes.finalize import build_report
+from veracity.state import FactCheckState
+
+DEADLINE_KEY = "deadline_unfinished"
+"""The state key that names the steps the deadline cut off (empty or missing: not reached)."""
+
+Node = Callable[..., Awaitable[Any]]
+"""An async graph node taking the state and, by name, `config` and/or `runtime`."""
+
+_ENDS: dict[int, float] = {}
+"""When each live run's deadline passes (`time.monotonic()`), by the id of its `Context`."""
+
+
+def start_clock(context: Context) -> float:
+    """Start (or restart) the deadline of the run `context` belongs to; return when it passes."""
+    key = id(context)
+    if key not in _ENDS:
+        weakref.finalize(context, _ENDS.pop, key, None)
+    _ENDS[key] = time.monotonic() + context.check_deadline
+    return _ENDS[key]
+
+
+def seconds_left(context: Context) -> float:
+    """Seconds until the run's deadline passes (the clock starts here if it has not yet)."""
+    end = _ENDS.get(id(context))
+    if end is None:
+        end = start_clock(context)
+    return end - time.monotonic()
+
+
+def past_deadline(state: FactCheckState) -> list[str]:
+    """The steps the deadline cut off, or [] while it has not passed."""
+    return list(state.get("deadline_unfinished") or [])
+
+
+def within_deadline(name: str, node: Node, *, starts_run: bool = False) -> Node:
+    """`node` run within the time the check has left; cut off, it writes only `{DEADLINE_KEY: [name]}`.
+
+    With `starts_run`, a run's first call (no extraction attempt yet) starts the clock afresh.
+    """
+
+    @functools.wraps(node)  # LangGraph reads the node's signature, and finds a subgraph it holds, through it
+    async def bounded(state: Any, config: RunnableConfig | None = None,
+                      runtime: Runtime[Context] | None = None) -> Any:
+        context = (runtime or get_runtime(Context)).context
+        if starts_run and not state.get("extraction_attempts"):
+            start_clock(context)
+        left = seconds_left(context)
+        if left > 0:
+            try:
+                async with asyncio.timeout(left):
+                    return await node(state, **_passed(config, runtime))
+            except TimeoutError:
+                if seconds_left(context) > 0:
+                    raise  # a timeout of the node's own
+        return {DEADLINE_KEY: [name]}
+
+    return bounded
+
+
+def unless_cut_off(node: Callable[..., Any], instead: Callable[[FactCheckState, Context], Any]) -> Node:
+    """`node`, except once the deadline has cut a step off: then `instead(state, context)`'s update."""
+
+    @functools.wraps(node)
+    async def guarded(state: FactCheckState, config: RunnableConfig | None = None,
+                      runtime: Runtime[Context] | None = None) -> Any:
+        if past_deadline(state):
+            return instead(state, (runtime or get_runtime(Context)).context)
+        result = node(state, **_passed(config, runtime))
+        return await result if inspect.isawaitable(result) else result
+
+    return guarded
+
+
+def _passed(config: RunnableConfig | None, runtime: Runtime[Context] | None) -> dict[str, Any]:
+    """The `config` and `runtime` LangGraph injected for `node` (it reads `node`'s signature)."""
+    given = {"config": config, "runtime": runtime}
+    return {key: value for key, value in given.items() if value is not None}
+
+
+def deadline_message(seconds: float, unfinished: list[str], unjudged: int) -> str:
+    """What a check stopped at its deadline says about itself."""
+    still = ", ".join(unfinished) or "the graph"
+    return (f"the check did not finish within {seconds:g} s (check_deadline); still running: {still}; "
+            f"{unjudged} claim(s) left unverifiable")
+
+
+def deadline_evaluation(state: FactCheckState, context: Context) -> FactCheckState:
+    """The evaluation of a run the deadline cut off: failed, with nothing a revise round could fix."""
+    unjudged = _unjudged(state)
+    message = deadline_message(context.check_deadline, past_deadline(state), len(unjudged))
+    issue = EvaluationIssue(code="deadline_exceeded", message=message, revisable=False)
+    return {"evaluation": Evaluation(passed=False, issues=[issue]), "message": message}
+
+
+def deadline_final(state: FactCheckState, context: Context) -> FactCheckState:
+    """`finalize_report`'s update for a run the deadline cut off."""
+    return {"report": deadline_report(state, context.check_deadline, past_deadline(state))}
+
+
+def give_up_extraction(_state: FactCheckState, _context: Context) -> FactCheckState:
+    """The extraction gate's update once the deadline has cut extraction off: no retry, no claims."""
+    return {"extraction_attempts": {"decision": "give_up"}}
+
+
+def _unjudged(state: FactCheckState) -> list[str]:
+    verdicts = state.get("verdicts", {})
+    return [claim.id for claim in state.get("claims", []) if claim.id not in verdicts]
+
+
+def deadline_report(state: FactCheckState, seconds: float, unfinished: list[str]) -> Report:
+    """The report of a check stopped at its deadline of `seconds`, with `unfinished` steps still running.
+
+    Every claim without a verdict is unverifiable with the reason, a `DeadlineFailure` says what was
+    still running, and the report does not pass.
+    """
+    reason = f"not judged: the check reached its deadline of {seconds:g} s before this claim's verdict"
+    verdicts = dict(state.get("verdicts", {}))
+    unjudged = _unjudged(state)
+    for claim_id in unjudged:
+        verdicts[claim_id] = Verdict(claim_id=claim_id, label="unverifiable", reason=reason)
+    unfinished = sorted(set(unfinished))
+    message = deadline_message(seconds, unfinished, len(unjudged))
+    failure = DeadlineFailure(seconds=seconds, unfinished=unfinished, claims_not_judged=unjudged, message=message)
+    issue = EvaluationIssue(code="deadline_exceeded", message=message, revisable=False)
+    state = {**state, "verdicts": verdicts, "evaluation": Evaluation(passed=False, issues=[issue]), "message": message}
+    report = build_report(state)
+    failures = [*report.failures, failure]
+    summary = report.summary.model_copy(update={"failures": len(failures)})
+    return report.model_copy(update={"failures": failures, "summary": summary})
+
