@@ -74,7 +74,7 @@ from veracity.context import Context
 from veracity.contracts import Evidence, ExtractionOutput, JudgeOutput, SearchHit
 from veracity.llm.calls import ask_structured
 from veracity.nodes.extract import extraction_messages
-from veracity.nodes.gates import claims_from_output
+from veracity.nodes.extraction_gate import claims_from_output
 from veracity.prompts.judge import JUDGE_PROMPT, format_evidence
 from veracity.testing import ScriptedChatModel, count_tokens, prompt_text
 

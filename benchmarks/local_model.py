@@ -44,7 +44,7 @@ from tests.integration.local_model import SMOLLM2, LlamaServer  # noqa: E402
 from veracity.context import Context  # noqa: E402
 from veracity.contracts import Claim, SearchHit, TraceRecord  # noqa: E402
 from veracity.graph import build_claim_graph  # noqa: E402
-from veracity.nodes.gates import locate  # noqa: E402
+from veracity.nodes.extraction_gate import locate  # noqa: E402
 from veracity.resources import Resources  # noqa: E402
 from veracity.run.blocking import run_blocking  # noqa: E402
 from veracity.testing import ScriptedBackend  # noqa: E402

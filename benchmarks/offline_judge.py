@@ -54,7 +54,7 @@ from claim_split import ClaimSplit  # noqa: E402
 
 from veracity.contracts import LABELS, Evidence, JudgeOutput  # noqa: E402
 from veracity.evaluation.metrics import ClassificationResult, classify  # noqa: E402
-from veracity.nodes.gates import citation_problem  # noqa: E402
+from veracity.nodes.verdict_gate import citation_problem  # noqa: E402
 from veracity.offline.judge.decision import HeuristicDecider, SimilarityBaselineDecider  # noqa: E402
 from veracity.offline.judge.entailment_judge import EntailmentJudge  # noqa: E402
 from veracity.offline.judge.judgement import to_judge_output  # noqa: E402

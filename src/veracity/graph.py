@@ -25,11 +25,11 @@ from veracity.nodes.deadline import (
     unless_cut_off,
     within_deadline,
 )
-from veracity.nodes.evaluate import evaluate_report, revise
+from veracity.nodes.evaluate import evaluate_report
 from veracity.nodes.evidence import gather_evidence
 from veracity.nodes.extract import extract_claims
+from veracity.nodes.extraction_gate import extraction_gate
 from veracity.nodes.finalize import finalize_report
-from veracity.nodes.gates import extraction_gate, verdict_gate
 from veracity.nodes.judge import judge_claim
 from veracity.nodes.names import (
     CALCULATE_CLAIM,
@@ -45,6 +45,8 @@ from veracity.nodes.names import (
     VERIFY_PAGE,
 )
 from veracity.nodes.page import verify_page
+from veracity.nodes.revise import revise
+from veracity.nodes.verdict_gate import verdict_gate
 from veracity.progress import relay_progress
 from veracity.resources import Resources
 from veracity.routes import (

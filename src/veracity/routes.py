@@ -15,7 +15,6 @@ from veracity.calculator.arithmetic import is_arithmetic
 from veracity.context import Context
 from veracity.evidence.capabilities import Declarations
 from veracity.evidence.declared import capabilities_of
-from veracity.nodes.evaluate import revisable_claims
 from veracity.nodes.names import (
     CALCULATE_CLAIM,
     CHECK_CLAIM,
@@ -36,6 +35,7 @@ from veracity.nodes.names import (
     ClaimStart,
 )
 from veracity.nodes.page import page_to_check
+from veracity.nodes.revise import revisable_claims
 from veracity.state import ClaimInput, ClaimState, FactCheckState, GateAttempts, evidence_for
 
 

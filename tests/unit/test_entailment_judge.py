@@ -15,7 +15,7 @@ import pytest
 
 import veracity
 from veracity.contracts import Evidence, JudgeOutput
-from veracity.nodes.gates import citation_problem
+from veracity.nodes.verdict_gate import citation_problem
 from veracity.offline.judge.decision import Candidate
 from veracity.offline.judge.entailment_judge import EntailmentDecider, EntailmentJudge, JudgeSettings
 from veracity.offline.judge.signals import compute_signals

@@ -5,7 +5,7 @@ from __future__ import annotations
 import veracity
 from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
 from veracity.contracts import GateFailure
-from veracity.nodes.gates import NO_CLAIMS_MESSAGE, locate
+from veracity.nodes.extraction_gate import NO_CLAIMS_MESSAGE, locate
 
 TEXT = "The Sydney Opera House opened in 1973."
 CLAIM = "The Sydney Opera House opened in 1973."

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from veracity.contracts import ExtractionOutput
-from veracity.nodes.gates import claims_from_output
+from veracity.nodes.extraction_gate import claims_from_output
 from veracity.offline.extract import extract_claims_offline
 
 OPERA = (

@@ -6,7 +6,7 @@ import pytest
 
 from veracity.citations import quote_problem
 from veracity.contracts import Evidence, JudgeOutput
-from veracity.nodes.gates import citation_problem
+from veracity.nodes.verdict_gate import citation_problem
 from veracity.offline.judge.decision import (
     Candidate,
     Decision,

@@ -9,7 +9,8 @@ from langgraph.types import Send
 
 from veracity.context import Context
 from veracity.contracts import Claim, Computation, Evidence, GateFailure, Verdict
-from veracity.nodes.gates import extraction_gate, verdict_gate
+from veracity.nodes.extraction_gate import extraction_gate
+from veracity.nodes.verdict_gate import verdict_gate
 from veracity.routes import route_after_calculation, route_after_extraction, route_after_verdict
 from veracity.state import ClaimState, FactCheckState, reducers
 

@@ -10,11 +10,9 @@ from veracity.context import Context
 from veracity.contracts import Claim, Evaluation, EvaluationIssue, Evidence, Verdict
 from veracity.evidence.capabilities import Declarations
 from veracity.evidence.declared import capabilities_of
-from veracity.nodes.gates import computation_problem
-from veracity.nodes.names import EVALUATE_REPORT, REVISE
+from veracity.nodes.names import EVALUATE_REPORT
 from veracity.nodes.tracing import TracedStep
-from veracity.progress import ProgressEvent, emit
-from veracity.prompts.revise import revise_feedback
+from veracity.nodes.verdict_gate import computation_problem
 from veracity.state import FactCheckState
 
 
@@ -146,26 +144,3 @@ def evaluate_report(
     record = traced.record("ok" if evaluation.passed else "failed",
                            "; ".join(issue.message for issue in evaluation.issues) or None)
     return {"evaluation": evaluation, "trace": [record]}
-
-
-def revisable_claims(state: FactCheckState) -> dict[str, list[str]]:
-    """Map each claim a revise round could fix to the messages of its issues."""
-    found: dict[str, list[str]] = {}
-    for issue in state["evaluation"].issues:
-        if issue.revisable and issue.claim_id is not None:
-            found.setdefault(issue.claim_id, []).append(issue.message)
-    return found
-
-
-def revise(state: FactCheckState, runtime: Runtime[Context]) -> FactCheckState:
-    """Start a revise round: count it and write the feedback each failing claim gets."""
-    revision = state.get("revision", 0) + 1
-    traced = TracedStep(REVISE, attempt=revision)
-    feedback = {
-        claim_id: revise_feedback(messages, runtime.context.revise_feedback)
-        for claim_id, messages in revisable_claims(state).items()
-    }
-    record = traced.record("ok", f"re-judging {', '.join(feedback)}")
-    claims = [claim for claim in state.get("claims", []) if claim.id in feedback]
-    emit(ProgressEvent(kind="revising", claims=claims, revision=revision))
-    return {"revision": revision, "revise_feedback": feedback, "trace": [record]}

@@ -1,0 +1,172 @@
+"""The verdict gate: the judge's answer checked against its schema and evidence, or the exact error sent back.
+
+A verdict must cite an evidence item retrieved for its claim and quote it verbatim, and a
+computation's inputs must be quoted from their evidence. A verdict that cites text about something
+else is sent back, and made unverifiable on the last attempt. The gate follows the retry protocol
+of `veracity.nodes.attempts`: it writes its decision into the claim's `judge_attempts`, and its
+router in `veracity.routes` chooses the next node.
+"""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from veracity.citations import quote_problem
+from veracity.context import Context
+from veracity.contracts import (
+    Claim,
+    Computation,
+    Evidence,
+    GateFailure,
+    JudgeOutput,
+    Verdict,
+)
+from veracity.nodes.attempts import Gate
+from veracity.nodes.names import VERDICT_GATE
+from veracity.nodes.payload import validate_payload
+from veracity.offline.judge.relevance import citation_off_topic
+from veracity.progress import emit_verdict
+from veracity.state import ClaimState, ClaimUpdate, evidence_for
+
+
+def citation_problem(output: JudgeOutput, evidence: list[Evidence]) -> str | None:
+    """Return why the verdict's citation is not sound, or None when it is."""
+    if output.evidence_id is None or not output.evidence_id.strip():
+        return f"a {output.label} verdict must cite an evidence_id"
+    by_id = {item.id: item for item in evidence}
+    cited = by_id.get(output.evidence_id.strip())
+    if cited is None:
+        known = ", ".join(by_id) or "none"
+        return f"evidence_id {output.evidence_id!r} was not retrieved for this claim (retrieved: {known})"
+    problem = quote_problem(output.quote, cited.text)
+    if problem:
+        return f"{problem} {output.evidence_id!r}"
+    return None
+
+
+def computation_problem(computation: Computation, evidence: list[Evidence]) -> str | None:
+    """Why a computed verdict's inputs are not sound (an input not quoted from its evidence), or None."""
+    by_id = {item.id: item for item in evidence}
+    for used in computation.inputs:
+        cited = by_id.get(used.evidence_id)
+        if cited is None:
+            return f"computation input {used.value!r} cites {used.evidence_id!r}, not retrieved for this claim"
+        problem = quote_problem(used.quote, cited.text)
+        if problem:
+            return f"computation input {used.value!r}: {problem} {used.evidence_id!r}"
+        if used.value not in used.quote:
+            return f"computation input {used.value!r} does not occur in its quote"
+    return None
+
+
+def _problem(output: JudgeOutput, computation: Computation | None, evidence: list[Evidence]) -> str | None:
+    """The citation problem of a verdict; a computed one needs every input quoted, and arithmetic needs none."""
+    if computation is None:
+        return citation_problem(output, evidence)
+    if computation.inputs:
+        return citation_problem(output, evidence) or computation_problem(computation, evidence)
+    return None
+
+
+def _off_topic(state: ClaimState, output: JudgeOutput, evidence: list[Evidence]) -> str | None:
+    """Why a judged supported/refuted verdict cites evidence about something else (see `relevance`), or None.
+
+    Computed verdicts and source mode are exempt: a computation names its own inputs, and in source
+    mode the given text is the only yardstick, whatever it names.
+    """
+    if output.label == "unverifiable" or state.get("computation") is not None or state.get("source_mode"):
+        return None
+    cited = next((item for item in evidence if item.id == (output.evidence_id or "").strip()), None)
+    return citation_off_topic(state["claim"].text, cited) if cited is not None else None
+
+
+def source_mode_reason(claim: Claim, label: str, reason: str) -> str:
+    """In source mode, a reason that quotes the answer's offending phrase verbatim."""
+    if label == "supported":
+        return reason
+    verb = "contradicts" if label == "refuted" else "does not support"
+    return f'The answer says "{claim.source}", which the source {verb}. {reason}'
+
+
+def _verdict(state: ClaimState, gate: Gate, output: JudgeOutput, *, verified: bool) -> Verdict:
+    computation = state.get("computation")
+    verified = verified and (computation is None or bool(computation.inputs))
+    reason = output.reason
+    if state.get("source_mode"):
+        reason = source_mode_reason(state["claim"], output.label, reason)
+    # The judge's confidence and lean describe its own answer; an answer the gate changed has neither.
+    payload = gate.payload
+    own_answer = isinstance(payload, dict) and payload.get("label") == output.label
+    leaning = state.get("judge_leaning") if own_answer and output.label == "unverifiable" else None
+    return Verdict(
+        claim_id=state["claim"].id,
+        label=output.label,
+        reason=reason,
+        evidence_id=output.evidence_id.strip() if verified and output.evidence_id else None,
+        quote=output.quote if verified else None,
+        citation_verified=verified,
+        attempts=gate.attempt,
+        revision=state.get("revision", 0),
+        computation=computation,
+        confidence=state.get("judge_confidence") if own_answer else None,
+        leaning=leaning,
+    )
+
+
+def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> ClaimUpdate:
+    """Check the judge's schema and citation; accept, send back with the reason, or give up and downgrade."""
+    claim_id = state["claim"].id
+    gate = Gate(VERDICT_GATE, state.get("judge_attempts"), limit=runtime.context.max_judge_attempts,
+                claim_id=claim_id)
+    evidence = evidence_for(state)
+
+    error = gate.call_error
+    headline = "judge output failed validation"
+    verdict: Verdict | None = None
+    if error is None:
+        output, error = validate_payload(gate.payload, JudgeOutput)
+        if output is not None:
+            problem = _problem(output, state.get("computation"), evidence)
+            off_topic = _off_topic(state, output, evidence) if problem is None else None
+            if output.label == "unverifiable":
+                verdict = _verdict(state, gate, output, verified=problem is None)
+            elif off_topic is not None and gate.last_attempt:
+                verdict = _verdict(state, gate, JudgeOutput(
+                    label="unverifiable", reason=f"Nothing found decides the claim: {off_topic}."), verified=False)
+            elif off_topic is not None:
+                error, headline = (f"{off_topic}; cite evidence about the claim's subject, or answer unverifiable",
+                                   "cited evidence is about something else")
+            elif problem is None:
+                verdict = _verdict(state, gate, output, verified=True)
+            else:
+                error, headline = problem, "citation not found in evidence"
+
+    if verdict is not None:
+        ruling = gate.accept(verdict.label)
+        emit_verdict(state, verdict, evidence)
+        return {
+            "verdicts": {claim_id: verdict}, "judge_failures": {claim_id: None}, "judge_attempts": ruling.attempts,
+            "trace": [ruling.record],
+        }
+
+    error = error or "the judge returned no verdict"  # set on every path that leaves `verdict` None
+    ruling = gate.reject(error, give_up="downgraded")
+    if ruling.decision == "retry":
+        return {"judge_attempts": ruling.attempts, "trace": [ruling.record]}
+
+    reason = f"{headline}: {error}"
+    if state.get("source_mode"):
+        reason = source_mode_reason(state["claim"], "unverifiable", reason)
+    downgraded = Verdict(
+        claim_id=claim_id, label="unverifiable", reason=reason, attempts=gate.attempt,
+        revision=state.get("revision", 0), downgraded=True,
+    )
+    failure = GateFailure(
+        step="judge", claim_id=claim_id, attempts=gate.attempt, errors=ruling.errors,
+        message=f"{headline} after {gate.attempt} attempt(s); verdict downgraded to unverifiable",
+    )
+    emit_verdict(state, downgraded, evidence)
+    return {
+        "verdicts": {claim_id: downgraded}, "judge_failures": {claim_id: failure}, "judge_attempts": ruling.attempts,
+        "trace": [ruling.record],
+    }
