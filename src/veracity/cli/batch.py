@@ -13,9 +13,7 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
-from veracity.cli.cache import cache_file_option, no_cache_option
-from veracity.cli.precision import min_precision_option
-from veracity.evidence.capabilities import SEARCH_KINDS
+from veracity.cli.settings import settings_options
 
 BATCH_EPILOG = """\b
 IN: .jsonl (one object per line) or .csv (with a header); the text is in the
@@ -53,23 +51,16 @@ Exit codes:
 @click.option("--concurrency", "-c", type=click.IntRange(1, 64), default=4, show_default=True,
               help="Checks run at the same time.")
 @click.option("--text-field", default="text", show_default=True, help="The field (or CSV column) holding the text.")
-@click.option("--model", "-m", default=None, metavar="PROVIDER:MODEL", help="As `veracity check --model`.")
-@click.option("--search", "-s", type=click.Choice(SEARCH_KINDS), default="auto",
-              show_default=True, help="As `veracity check --search`, for rows without a source; a row with a "
-                                      "source is always checked against that source alone.")
-@click.option("--kb", "kb_path", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
-              help="Knowledge base folder (default: $VERACITY_KB or the user data folder).")
-@min_precision_option
-@no_cache_option
-@cache_file_option
+@settings_options("batch", notes={
+    "search": "For rows without a source; a row with a source is always checked against that source alone.",
+})
 @click.option("--ray", "ray_address", is_flag=False, flag_value="", default=None, metavar="[ADDRESS]",
               help="Check the rows on Ray workers: a local Ray, or the cluster at ADDRESS ('auto', "
                    "ray://HEAD:10001). --concurrency does not apply.")
 @click.option("--ray-workers", type=click.IntRange(1), default=None, metavar="N",
               help="Ray workers, each checking one row at a time (default: the cluster's CPU count).")
 def batch_command(in_file: Path, out_file: Path, summary_file: Path | None, concurrency: int, text_field: str,
-                  model: str | None, search: str, kb_path: Path | None, min_precision: float | None, no_cache: bool,
-                  cache_path: Path | None, ray_address: str | None, ray_workers: int | None) -> None:
+                  settings: dict[str, Any], ray_address: str | None, ray_workers: int | None) -> None:
     """Fact-check every row of IN and write the reports to OUT, a few at a time, resumably."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -79,10 +70,6 @@ def batch_command(in_file: Path, out_file: Path, summary_file: Path | None, conc
     if ray_workers is not None and ray_address is None:
         raise click.UsageError("--ray-workers needs --ray")
     err = Console(stderr=True)
-    given = (("model", model), ("search", search), ("kb_path", str(kb_path) if kb_path else None),
-             ("cache", False if no_cache else None), ("cache_path", str(cache_path) if cache_path else None),
-             ("min_precision", min_precision))
-    settings: dict[str, Any] = {name: value for name, value in given if value is not None}
     try:
         total = sum(1 for _ in read_rows(in_file, text_field=text_field))
     except (ValueError, OSError) as exc:

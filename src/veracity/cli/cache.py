@@ -12,6 +12,8 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
+from veracity.context import setting_description
+
 CACHE_EPILOG = """\b
 The cache keeps model answers (until cleared) and web searches (7 days by
 default, `check --search-cache-ttl`), so an identical call costs nothing the
@@ -25,16 +27,9 @@ Exit codes:
 
 cache_file_option = click.option(
     "--cache", "cache_path", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
-    help="The cache file of model answers and web searches (default: $VERACITY_CACHE, else cache.sqlite in the "
-         "user data folder).",
+    help=setting_description("cache_path"),
 )
-"""`--cache FILE`, shared by the commands that read the cache."""
-
-no_cache_option = click.option(
-    "--no-cache", "no_cache", is_flag=True,
-    help="Neither read nor fill the cache of model answers and web searches: ask and search afresh.",
-)
-"""`--no-cache`, shared by the commands that run checks."""
+"""`--cache FILE` of `veracity cache` (the commands that run checks get theirs from `veracity.cli.settings`)."""
 
 
 def _path(cache_path: Path | None) -> Path:

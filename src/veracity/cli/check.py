@@ -3,28 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-import datetime
 import stat
 import sys
 import time
 import uuid
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 import click
 from rich.console import Console
 from rich.markup import escape
 from rich.status import Status
 
-from veracity.cli.cache import cache_file_option, no_cache_option
-from veracity.cli.precision import min_precision_option
-from veracity.context import DEFAULT_MODEL, Context
+from veracity.cli.settings import settings_options
+from veracity.context import Context
 from veracity.contracts import Report
 from veracity.errors import ConfigurationError, InputError
-from veracity.evidence.capabilities import SEARCH_KINDS
-from veracity.llm.calls import StructuredOutput
-from veracity.llm.caps import CAP_SETTINGS
 from veracity.progress import ProgressEvent
 from veracity.resources import resolve_mode
 from veracity.validation import (
@@ -161,86 +156,13 @@ async def streamed(body: str, console: Console, settings: dict[str, Any]) -> Rep
         return await acheck(body, on_progress=redraw, **settings)
 
 
-def _archive_template(value: str | None) -> str | None:
-    if value is not None and "{url}" not in value:
-        raise click.BadParameter(f"the template must hold {{url}} where the cited URL goes, got {value!r}")
-    return value
-
-
-def _token_caps(values: tuple[str, ...]) -> dict[str, int]:
-    """Parse repeated --max-tokens STEP=N into Context settings."""
-    caps: dict[str, int] = {}
-    for value in values:
-        step, _, number = value.partition("=")
-        if step not in CAP_SETTINGS or not number.isdigit() or int(number) < 1:
-            raise click.BadParameter(f"expected STEP=N with STEP one of {', '.join(CAP_SETTINGS)} and N a positive "
-                                     f"number of tokens, got {value!r}")
-        caps[CAP_SETTINGS[step]] = int(number)
-    return caps
-
-
 @click.command(epilog=EXIT_CODES_HELP)
 @click.argument("text", required=False)
-@click.option("--model", "-m", default=None, metavar="PROVIDER:MODEL",
-              help=f"Chat model, e.g. {DEFAULT_MODEL}, or 'offline' for the local claim splitter and judge. "
-                   f"Default: {DEFAULT_MODEL} when OPENAI_API_KEY is set, else offline. "
-                   "Set OPENAI_BASE_URL for an OpenAI-compatible server.")
-@click.option("--extract-model", default=None, metavar="PROVIDER:MODEL",
-              help="Model for claim extraction only, or 'offline' for the local splitter (default: --model).")
-@click.option("--judge-model", default=None, metavar="PROVIDER:MODEL",
-              help="Model for the judge only, or 'offline' for the local judge (default: --model).")
-@click.option("--max-tokens", "token_caps", multiple=True, metavar="STEP=N",
-              callback=lambda _context, _param, value: _token_caps(value),
-              help="Most tokens one model answer of STEP (extract, judge, revise) may take; a longer answer is "
-                   "cut off, rejected by the gate with the reason and asked again. Repeatable. Default: "
-                   "extract 256 + 0.75 per character of text, judge and revise 512.")
-@click.option("--structured-output", type=click.Choice(get_args(StructuredOutput)), default=None,
-              help="How the model is asked for JSON: json_schema (the server enforces a schema: OpenAI, "
-                   "llama.cpp, vLLM), tools (tool calling), prompt (instructions only). Default auto: json_schema "
-                   "for openai:* models, the provider's own for others; a server that refuses it is asked through "
-                   "the prompt.")
-@click.option("--search", "-s", type=click.Choice(SEARCH_KINDS), default="auto", show_default=True,
-              help="Evidence: web (Tavily), kb (local knowledge base), source (--source only). "
-                   "auto: source with --source, else web when TAVILY_API_KEY is set, else kb. "
-                   "web and kb cannot be combined with --source.")
 @click.option("--source", "source_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               metavar="FILE", help="Check TEXT against this file only (e.g. a policy): text, Markdown, HTML "
                    "or PDF, at most 50 MB; no search runs. With --search, only auto or source (a usage "
                    "error otherwise, exit 2).")
-@click.option("--kb", "kb_path", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
-              help="Knowledge base folder (default: $VERACITY_KB, else the per-user data folder).")
-@click.option("--max-revisions", type=click.IntRange(0, 10), default=None,
-              help="Revise rounds that re-judge failing claims (default: 2).")
-@click.option("--max-results", type=click.IntRange(1, 20), default=None,
-              help="Evidence items fetched per claim (default: 5).")
-@click.option("--tavily-url", default=None, metavar="URL",
-              help="Tavily endpoint, e.g. a proxy (default: $TAVILY_API_BASE_URL or Tavily's own).")
-@click.option("--max-chars", type=click.IntRange(1), default=None,
-              help="Longest text accepted, in characters (default: 20000).")
-@click.option("--today", type=click.DateTime(formats=["%Y-%m-%d"]), default=None, metavar="YYYY-MM-DD",
-              help="The date ages and 'N years ago' are computed to (default: the system clock; it is "
-                   "recorded on each computed verdict).")
-@click.option("--page-check/--no-page-check", "verify_pages", default=None,
-              help="Fetch the cited page of each supported/refuted web verdict and look for the quote there "
-                   "(default: on). Loopback, private and link-local addresses are never fetched.")
-@click.option("--snapshots", "snapshots", type=click.Path(file_okay=False, path_type=Path), default=None,
-              metavar="DIR", help="Keep every fetched page here as read, named by its SHA-256 (recorded on the "
-                                  "verdict), so the report can be verified offline later.")
-@click.option("--archive-url", default=None, metavar="TEMPLATE",
-              callback=lambda _context, _param, value: _archive_template(value),
-              help="When a cited page cannot be fetched, read this archive's copy instead; {url} is replaced "
-                   "by the cited URL, e.g. 'https://web.archive.org/web/2024/{url}'.")
-@click.option("--allow-snippet-citations", is_flag=True, default=None,
-              help="Let a web verdict whose quote was not found on its page pass; it is still marked "
-                   "'citation not verified on the page'.")
-@click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
-              help="Stop the whole check after this long (default: 600); claims not judged by then are "
-                   "unverifiable and the report says so (exit 3).")
-@min_precision_option
-@no_cache_option
-@cache_file_option
-@click.option("--search-cache-ttl", type=click.IntRange(0), default=None, metavar="SECONDS",
-              help="How long a cached web search is reused (default: 604800, 7 days; 0: always search afresh).")
+@settings_options("check", notes={"search": "web and kb cannot be combined with --source."})
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Also write report.json, report.md (for readers) and audit.md (searches, evidence, the "
                    "deciding passage, page checks, retries) into DIR; `veracity verify DIR/report.json` "
@@ -256,15 +178,8 @@ def _token_caps(values: tuple[str, ...]) -> dict[str, int]:
               help="Show verdicts as each claim is judged: a live table in a terminal, else a line per verdict "
                    "(on stderr with --json).")
 def check_command(
-    text: str | None, model: str | None, extract_model: str | None, judge_model: str | None,
-    token_caps: dict[str, int], structured_output: str | None, search: str,
-    source_file: Path | None, kb_path: Path | None,
-    max_revisions: int | None, max_results: int | None, tavily_url: str | None, max_chars: int | None,
-    today: datetime.datetime | None, verify_pages: bool | None, snapshots: Path | None, archive_url: str | None,
-    allow_snippet_citations: bool | None, min_precision: float | None, no_cache: bool, cache_path: Path | None,
-    search_cache_ttl: int | None,
-    deadline: float | None, out_dir: Path | None, as_json: bool, show_trace: bool,
-    checkpoint: Path | None, thread_id: str | None, stream: bool,
+    text: str | None, settings: dict[str, Any], source_file: Path | None, out_dir: Path | None, as_json: bool,
+    show_trace: bool, checkpoint: Path | None, thread_id: str | None, stream: bool,
 ) -> None:
     """Fact-check TEXT (use '-' to read standard input).
 
@@ -288,22 +203,11 @@ def check_command(
 
     err = Console(stderr=True)
     body = read_text(text)
-    given: dict[str, Any] = {
-        "model": model, "extract_model": extract_model, "judge_model": judge_model, "search": search,
-        "max_revisions": max_revisions, "max_results": max_results,
-        "tavily_base_url": tavily_url, "max_text_chars": max_chars, "kb_path": str(kb_path) if kb_path else None,
-        "today": today.date().isoformat() if today else None, "check_deadline": deadline,
-        "verify_pages": verify_pages, "allow_snippet_citations": allow_snippet_citations,
-        "page_snapshots": str(snapshots) if snapshots else None, "page_archive_url": archive_url,
-        "cache": False if no_cache else None, "cache_path": str(cache_path) if cache_path else None,
-        "search_cache_ttl": search_cache_ttl, "structured_output": structured_output, "min_precision": min_precision,
-        **token_caps,
-    }
     if source_file is not None:
+        search = settings.get("search")
         if overrides_source(search):
             raise click.UsageError(source_conflict_message(f"--search {search}", "--source"))
-        given.update(source_text=read_source(source_file), source_title=source_file.name)
-    settings: dict[str, Any] = {name: value for name, value in given.items() if value is not None}
+        settings.update(source_text=read_source(source_file), source_title=source_file.name)
     context = Context.from_settings(**settings)
     try:
         mode = resolve_mode(context)

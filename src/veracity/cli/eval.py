@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from veracity.cli.precision import min_precision_option
+from veracity.cli.settings import settings_options
 from veracity.context import DEFAULT_MODEL
 from veracity.errors import ConfigurationError, InputError
 from veracity.evidence.capabilities import DEFAULT_SEARCHES
@@ -65,11 +65,6 @@ def _fail(err: Console, headline: str, message: str) -> None:
 @click.option("--mode", type=click.Choice(["auto", "offline", "llm"]), default="auto", show_default=True,
               help="offline: the local judge. llm: a chat model (--model, default "
                    f"{DEFAULT_MODEL}). auto: as `veracity check` decides (LLM when OPENAI_API_KEY is set).")
-@click.option("--model", "-m", default=None, metavar="PROVIDER:MODEL", help="Chat model for --mode llm or auto.")
-@click.option("--search", type=click.Choice(DEFAULT_SEARCHES), default="auto", show_default=True,
-              help="Evidence for end-to-end rows without a source (rows with one use only their source).")
-@click.option("--kb", "kb_path", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
-              help="Knowledge base folder for --search kb.")
 @click.option("--runs", type=click.IntRange(1, 100), default=1, show_default=True,
               help="Repeat the evaluation N times and report mean ± standard deviation per metric.")
 @click.option("--concurrency", "-j", type=click.IntRange(1, 64), default=4, show_default=True,
@@ -82,20 +77,20 @@ def _fail(err: Console, headline: str, message: str) -> None:
               help="Also score the similarity-threshold baseline (T=0.5, 0.6) on the same rows (judge rows only).")
 @click.option("--match-threshold", type=click.FloatRange(0.0, 1.0), default=None, metavar="S",
               help="Least similarity for an extracted claim to match an expected one (claims rows; default 0.7).")
-@click.option("--max-revisions", type=click.IntRange(0, 10), default=None,
-              help="Revise rounds per end-to-end check (default: 2).")
-@min_precision_option
-@click.option("--no-cache", "no_cache", is_flag=True,
-              help="Ask the model and search afresh for every row (off anyway with --runs above 1).")
+@settings_options("eval", searches=DEFAULT_SEARCHES, notes={
+    "model": "Used with --mode llm or auto.",
+    "search": "For end-to-end rows without a source (rows with one use only their source).",
+    "cache": "Off anyway with --runs above 1.",
+})
 @click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON (every row's outcome).")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               help="Also write the report to FILE: Markdown, or JSON when FILE ends in .json.")
 @click.option("--langsmith", "use_langsmith", is_flag=True,
               help="Record the run as a LangSmith experiment (needs LANGSMITH_API_KEY).")
 def eval_command(
-    dataset: Path, mode: str, model: str | None, search: str, kb_path: Path | None, runs: int, concurrency: int,
-    min_score: float | None, metric: str, baseline: bool, match_threshold: float | None, max_revisions: int | None,
-    min_precision: float | None, no_cache: bool, as_json: bool, out_path: Path | None, use_langsmith: bool,
+    dataset: Path, mode: str, runs: int, concurrency: int, min_score: float | None, metric: str, baseline: bool,
+    match_threshold: float | None, settings: dict[str, Any], as_json: bool, out_path: Path | None,
+    use_langsmith: bool,
 ) -> None:
     """Measure the judge against labelled DATASET (JSONL) and optionally gate on a metric.
 
@@ -131,17 +126,9 @@ def eval_command(
         if problem:
             _fail(err, "--langsmith is not set up", problem)
 
-    settings: dict[str, Any] = {
-        "search": search if search != "auto" else None,
-        "kb_path": str(kb_path) if kb_path else None,
-        "max_revisions": max_revisions,
-        "cache": False if no_cache else None,
-        "min_precision": min_precision,
-    }
     options: dict[str, Any] = dict(
-        mode=mode, model=model, runs=runs, concurrency=concurrency, baseline=baseline,
-        **({"match_threshold": match_threshold} if match_threshold is not None else {}),
-        **{name: value for name, value in settings.items() if value is not None},
+        mode=mode, runs=runs, concurrency=concurrency, baseline=baseline,
+        **({"match_threshold": match_threshold} if match_threshold is not None else {}), **settings,
     )
     err.print(f"[dim]veracity eval: {len(data.rows)} rows of {data.kind} data, {runs} run(s)[/]", highlight=False)
     try:

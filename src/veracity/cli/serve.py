@@ -7,8 +7,7 @@ from typing import Any
 
 import click
 
-from veracity.cli.cache import no_cache_option
-from veracity.cli.precision import min_precision_option
+from veracity.cli.settings import settings_options
 from veracity.evidence.capabilities import DEFAULT_SEARCHES
 from veracity.server.serving import ServeSettings
 
@@ -33,11 +32,6 @@ keys `veracity check` reads."""
 @click.command(epilog=SERVE_EPILOG)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on (0.0.0.0: all).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
-@click.option("--model", "-m", default=None, metavar="PROVIDER:MODEL",
-              help="Chat model for checks and /analyze; 'offline' for the local judge. Default: as `veracity check`.")
-@click.option("--search", "-s", type=click.Choice(DEFAULT_SEARCHES), default="auto", show_default=True,
-              help="Default evidence for requests without a source text. A request with a source_text is "
-                   "checked against it; one that also names search web or kb is refused (422).")
 @click.option("--rate-limit", default=None, metavar="N/UNIT", help="Per-client limit, e.g. 60/minute.")
 @click.option("--checkpoint", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               help="Save every check's steps in this SQLite file; a request with the same text and thread_id "
@@ -52,25 +46,25 @@ keys `veracity check` reads."""
 @click.option("--max-connections", type=click.IntRange(min=1), default=ServeSettings.max_connections,
               show_default=True, help="Open sockets at most (lowered to fit the file-descriptor limit); past it "
                                       "the oldest connection still waiting on its client is closed.")
-@min_precision_option
-@no_cache_option
-def serve_command(host: str, port: int, model: str | None, search: str, rate_limit: str | None,
-                  checkpoint: Path | None, trusted_proxies: str | None, header_timeout: float,
-                  body_timeout: float, max_connections: int, min_precision: float | None, no_cache: bool) -> None:
+@settings_options("serve", searches=DEFAULT_SEARCHES, notes={
+    "model": "It also answers the queries of /analyze.",
+    "search": "For requests without a source text; a request with a source_text that also names search web or "
+              "kb is refused (422).",
+})
+def serve_command(host: str, port: int, rate_limit: str | None, checkpoint: Path | None,
+                  trusted_proxies: str | None, header_timeout: float, body_timeout: float, max_connections: int,
+                  settings: dict[str, Any]) -> None:
     """Serve the fact-check graph over HTTP (FastAPI under uvicorn)."""
     import uvicorn
 
     from veracity.server.app import create_app
     from veracity.server.serving import uvicorn_config
 
-    extra: dict[str, Any] = {"cache": False} if no_cache else {}
-    if min_precision is not None:
-        extra["min_precision"] = min_precision
     try:
-        app = create_app(model=model, search=search, rate_limit=rate_limit, checkpoint=checkpoint, **extra)
+        app = create_app(rate_limit=rate_limit, checkpoint=checkpoint, **settings)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--rate-limit") from error
     click.echo(f"veracity serving on http://{host}:{port} (docs: http://{host}:{port}/docs)", err=True)
-    settings = ServeSettings(header_timeout=header_timeout, body_timeout=body_timeout,
-                             max_connections=max_connections, trusted_proxies=trusted_proxies or None)
-    uvicorn.Server(uvicorn_config(app, host=host, port=port, settings=settings)).run()
+    serving = ServeSettings(header_timeout=header_timeout, body_timeout=body_timeout,
+                            max_connections=max_connections, trusted_proxies=trusted_proxies or None)
+    uvicorn.Server(uvicorn_config(app, host=host, port=port, settings=serving)).run()

@@ -46,6 +46,7 @@ from pydantic import BaseModel, Field, model_validator
 from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException
 
+from veracity.context import setting_description
 from veracity.contracts import Report
 from veracity.errors import ConfigurationError, InputError, KnowledgeBaseError, SourceConflictError
 from veracity.evidence.capabilities import SearchKind
@@ -71,14 +72,18 @@ DEFAULT_BATCH_CONCURRENCY = 4
 """Checks of one batch request that run at the same time, at most (``VERACITY_BATCH_CONCURRENCY``)."""
 
 
+def request_setting(name: str, note: str) -> Any:
+    """A request field for the Context setting `name`, unset by default, described by Context's metadata and `note`."""
+    return Field(default=None, description=f"{setting_description(name)} {note}")
+
+
 class FactcheckInput(BaseModel):
     """What to check: the text, and optionally a source text to check it against only."""
 
     text: str = Field(min_length=1, description="The text to fact-check.")
-    source_text: str | None = Field(default=None, description="Check against this text only (source mode).")
-    search: SearchKind | None = Field(
-        default=None, description="Where evidence comes from; default: the server's setting, or 'source' when "
-                                  "source_text is given ('web' or 'kb' with source_text is refused).")
+    source_text: str | None = request_setting("source_text", "Sent: this request is checked against it only.")
+    search: SearchKind | None = request_setting(
+        "search", "Not sent: the server's setting, or 'source' when source_text is given.")
     model: Literal["offline"] | None = Field(
         default=None, description="'offline': use the local claim splitter and judge for this request; "
                                   "default: the server's model.")
