@@ -251,6 +251,9 @@ class Resources:
         self._bound_backend = backend
         self._models: dict[tuple[object, ...], BaseChatModel] = {}
         self._modes: dict[int, Mode] = {}
+        self._unreachable: dict[int, dict[int, BaseChatModel]] = {}
+        """Per run (its `Context`'s id): the created models whose endpoint did not answer the preflight
+        probe, by id, each with the copy that fails at once in its place (see `veracity.llm.probe`)."""
 
     def mode(self, context: Context) -> Mode:
         """The model and evidence the run of `context` uses, resolved once per run.
@@ -273,9 +276,12 @@ class Resources:
 
         Every model request goes out with its cap (see `veracity.llm.caps`): the cap is set here, on
         the model the step uses (a bound model already limited to fewer tokens keeps its own limit).
-        A step with a model of its own (`extract_model`, `judge_model`) gets that one.
+        A step with a model of its own (`extract_model`, `judge_model`) gets that one. A model whose
+        endpoint did not answer the run's preflight probe fails each call at once (`ModelUnreachable`).
         """
-        model, _ = with_output_cap(self._model(context, step), max_tokens)
+        model = self._model(context, step)
+        model = self._unreachable.get(id(context), {}).get(id(model), model)
+        model, _ = with_output_cap(model, max_tokens)
         return model
 
     def offline(self, context: Context, step: ModelStep) -> bool:
@@ -323,13 +329,32 @@ class Resources:
             yield backend
 
     def preflight(self, context: Context) -> Mode:
-        """Resolve the mode and raise `ConfigurationError` now if its parts cannot be set up."""
+        """Resolve the mode and raise `ConfigurationError` now if its parts cannot be set up.
+
+        Then the endpoint of each chat model created here is probed (`veracity.llm.probe`): one that
+        does not answer makes this run's calls to that model fail at once, so the gate reports it
+        within seconds instead of after `model_timeout` per attempt.
+        """
         mode = self.mode(context)
         steps: tuple[ModelStep, ...] = ("extract", "judge")
-        for step in steps:
-            if not self.offline(context, step):
-                self._model(context, step)
+        models = [self._model(context, step) for step in steps if not self.offline(context, step)]
         built_in = BUILT_IN_BACKENDS.get(mode.search) if self._bound_backend is None else None
         if built_in is not None:
             built_in.check(context)
+        self._probe(context, [model for model in models if model is not self._bound_model])
         return mode
+
+    def _probe(self, context: Context, models: list[BaseChatModel]) -> None:
+        """Probe the endpoints of `models` (created here); keep, for this run, failing copies of the silent ones."""
+        from veracity.llm.probe import ENDPOINT_PROBES, model_endpoint, unreachable
+
+        stand_ins: dict[int, BaseChatModel] = {}
+        for model in models:
+            endpoint = model_endpoint(model)
+            problem = ENDPOINT_PROBES.problem(endpoint) if endpoint is not None else None
+            if problem is not None:
+                stand_ins[id(model)] = unreachable(model, problem)
+        if stand_ins:
+            key = id(context)
+            self._unreachable[key] = stand_ins
+            weakref.finalize(context, self._unreachable.pop, key, None)

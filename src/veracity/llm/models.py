@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from langchain_core.caches import BaseCache
 from langchain_core.language_models import BaseChatModel
@@ -10,8 +11,13 @@ from langchain_core.language_models import BaseChatModel
 from veracity.errors import ConfigurationError
 from veracity.llm.response_limit import limited_async_client, limited_client
 
+CLIENT_RETRIES = 0
+"""Retries the OpenAI client makes within one model call: none, since each gate attempt is already one try
+(the client's default, 2, would make every failed attempt up to three requests)."""
 
-def init_model(spec: str, *, temperature: float = 0.0, cache: BaseCache | bool | None = None) -> BaseChatModel:
+
+def init_model(spec: str, *, temperature: float = 0.0, cache: BaseCache | bool | None = None,
+               **settings: Any) -> BaseChatModel:
     """Create a chat model from a 'provider:model' string, with a clear error when unconfigured.
 
     An OpenAI-compatible server is reached by setting `OPENAI_BASE_URL`; local servers often
@@ -21,7 +27,10 @@ def init_model(spec: str, *, temperature: float = 0.0, cache: BaseCache | bool |
     A model on the OpenAI client (OpenAI, Azure, and the servers that speak its API) gets HTTP
     clients that abort any response longer than its request's output cap allows (see
     `response_limit`), so a server that ignores the cap cannot fill memory. The output cap itself
-    is set per call by `Resources.chat_model`.
+    is set per call by `Resources.chat_model`. Such a model makes no retries of its own
+    (`CLIENT_RETRIES`) unless `settings` name `max_retries`: the gates retry a failed call.
+
+    `settings` go to the model class as they are (e.g. `max_retries`, `base_url`).
     """
     from langchain.chat_models import init_chat_model
     from langchain_openai.chat_models.base import BaseChatOpenAI
@@ -34,12 +43,12 @@ def init_model(spec: str, *, temperature: float = 0.0, cache: BaseCache | bool |
             "--model provider:name."
         )
     try:
-        model = init_chat_model(spec, temperature=temperature, cache=cache)
+        model: BaseChatModel = init_chat_model(spec, temperature=temperature, cache=cache, **settings)
         if isinstance(model, BaseChatOpenAI):  # made again, now with clients that limit each response
             proxy = {"proxy": model.openai_proxy} if model.openai_proxy else {}
-            model = init_chat_model(spec, temperature=temperature, cache=cache, openai_proxy=None,
-                                    http_client=limited_client(**proxy),
-                                    http_async_client=limited_async_client(**proxy))
+            limited = {"max_retries": CLIENT_RETRIES, **settings, "openai_proxy": None,
+                       "http_client": limited_client(**proxy), "http_async_client": limited_async_client(**proxy)}
+            model = init_chat_model(spec, temperature=temperature, cache=cache, **limited)
     except Exception as exc:  # provider packages raise many kinds of errors here
         raise ConfigurationError(f"cannot create chat model {spec!r}: {exc}") from exc
     return model
