@@ -5,32 +5,41 @@ refuted or unverifiable with a mechanically checked quote, and evaluate the repo
 
     >>> import veracity
     >>> report = veracity.check("The Sydney Opera House opened in 1973.")  # doctest: +SKIP
+
+The public names are imported on first use (PEP 562), so `import veracity` loads neither
+LangChain, LangGraph nor a model.
 """
 
 from __future__ import annotations
 
-from veracity.agents import Guard, GuardedAnswer, as_tool
-from veracity.api import acheck, check
-from veracity.batch import abatch, batch_on_ray
-from veracity.context import Context
-from veracity.contracts import (
-    Claim,
-    DeadlineFailure,
-    Evaluation,
-    EvaluationIssue,
-    Evidence,
-    GateFailure,
-    Report,
-    SearchHit,
-    ToolFailure,
-    TraceRecord,
-    Verdict,
-)
-from veracity.errors import ConfigurationError, InputError, ToolError, VeracityError
-from veracity.evidence import EvidenceBackend, RetrieverBackend, TavilyBackend
-from veracity.graph import build_graph, graph
-from veracity.progress import ProgressEvent
-from veracity.run.checker import Checker
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from veracity.agents import Guard, GuardedAnswer, as_tool
+    from veracity.api import acheck, check
+    from veracity.batch import abatch, batch_on_ray
+    from veracity.context import Context
+    from veracity.contracts import (
+        Claim,
+        DeadlineFailure,
+        Evaluation,
+        EvaluationIssue,
+        Evidence,
+        GateFailure,
+        Report,
+        SearchHit,
+        ToolFailure,
+        TraceRecord,
+        Verdict,
+    )
+    from veracity.errors import ConfigurationError, InputError, ToolError, VeracityError
+    from veracity.evidence import EvidenceBackend, RetrieverBackend, TavilyBackend
+    from veracity.graph import build_graph, graph
+    from veracity.progress import ProgressEvent
+    from veracity.run.checker import Checker
 
 __all__ = [
     "Checker", "Claim", "ConfigurationError", "Context", "DeadlineFailure", "Evaluation", "EvaluationIssue",
@@ -38,3 +47,59 @@ __all__ = [
     "RetrieverBackend", "SearchHit", "TavilyBackend", "ToolError", "ToolFailure", "TraceRecord", "VeracityError",
     "Verdict", "abatch", "acheck", "as_tool", "batch_on_ray", "build_graph", "check", "graph",
 ]
+
+PUBLIC_MODULES: dict[str, str] = {
+    "Guard": "veracity.agents", "GuardedAnswer": "veracity.agents", "as_tool": "veracity.agents",
+    "acheck": "veracity.api", "check": "veracity.api",
+    "abatch": "veracity.batch", "batch_on_ray": "veracity.batch",
+    "Context": "veracity.context",
+    "Claim": "veracity.contracts", "DeadlineFailure": "veracity.contracts", "Evaluation": "veracity.contracts",
+    "EvaluationIssue": "veracity.contracts", "Evidence": "veracity.contracts", "GateFailure": "veracity.contracts",
+    "Report": "veracity.contracts", "SearchHit": "veracity.contracts", "ToolFailure": "veracity.contracts",
+    "TraceRecord": "veracity.contracts", "Verdict": "veracity.contracts",
+    "ConfigurationError": "veracity.errors", "InputError": "veracity.errors", "ToolError": "veracity.errors",
+    "VeracityError": "veracity.errors",
+    "EvidenceBackend": "veracity.evidence", "RetrieverBackend": "veracity.evidence",
+    "TavilyBackend": "veracity.evidence",
+    "build_graph": "veracity.graph", "graph": "veracity.graph",
+    "ProgressEvent": "veracity.progress",
+    "Checker": "veracity.run.checker",
+}
+"""Each public name and the module that defines it, imported the first time the name is read."""
+
+
+def _public_name(name: str) -> Any:
+    """Import a public name's module on first use and keep the name here."""
+    module = PUBLIC_MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    if name != "graph":
+        globals()[name] = value
+    return value
+
+
+def _names() -> list[str]:
+    """List the public names with the module's own."""
+    return sorted(set(globals()) | set(__all__))
+
+
+class _Package(types.ModuleType):
+    """The package's module type: `veracity.graph` stays the compiled graph, not the submodule of that name."""
+
+    @property
+    def graph(self) -> Any:
+        """The compiled fact-check graph (`veracity.graph.graph`)."""
+        return importlib.import_module("veracity.graph").graph
+
+    @graph.setter
+    def graph(self, value: Any) -> None:
+        # importing the submodule `veracity.graph` binds it here; the public name stays the compiled graph
+        pass
+
+
+if not TYPE_CHECKING:  # type checkers read the imports above, so a misspelled name stays an error for them
+    __getattr__ = _public_name
+    __dir__ = _names
+
+sys.modules[__name__].__class__ = _Package
