@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import os
-import weakref
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from veracity.evidence.source import SourceTextBackend
 from veracity.evidence.web import TavilyBackend
 from veracity.llm.caps import with_output_cap
 from veracity.llm.models import init_model
+from veracity.per_run import PerRun
 from veracity.validation import missing_source, source_conflict
 
 if TYPE_CHECKING:
@@ -250,9 +250,9 @@ class Resources:
         self._bound_model = model
         self._bound_backend = backend
         self._models: dict[tuple[object, ...], BaseChatModel] = {}
-        self._modes: dict[int, Mode] = {}
-        self._unreachable: dict[int, dict[int, BaseChatModel]] = {}
-        """Per run (its `Context`'s id): the created models whose endpoint did not answer the preflight
+        self._modes: PerRun[Mode] = PerRun()
+        self._unreachable: PerRun[dict[int, BaseChatModel]] = PerRun()
+        """Per run: the created models whose endpoint did not answer the preflight
         probe, by id, each with the copy that fails at once in its place (see `veracity.llm.probe`)."""
 
     def mode(self, context: Context) -> Mode:
@@ -263,12 +263,10 @@ class Resources:
         `Mode` without reading the environment again. It is kept with the run's `Context` object,
         which LangGraph hands to every node and subgraph of the run (each check gets its own).
         """
-        key = id(context)
-        mode = self._modes.get(key)
+        mode = self._modes.get(context)
         if mode is None:
-            mode = resolve_mode(context, bound_model=self._bound_model, bound_backend=self._bound_backend)
-            self._modes[key] = mode
-            weakref.finalize(context, self._modes.pop, key, None)
+            mode = self._modes.set(context, resolve_mode(context, bound_model=self._bound_model,
+                                                         bound_backend=self._bound_backend))
         return mode
 
     def chat_model(self, context: Context, *, max_tokens: int, step: ModelStep | None = None) -> BaseChatModel:
@@ -280,7 +278,7 @@ class Resources:
         endpoint did not answer the run's preflight probe fails each call at once (`ModelUnreachable`).
         """
         model = self._model(context, step)
-        model = self._unreachable.get(id(context), {}).get(id(model), model)
+        model = (self._unreachable.get(context) or {}).get(id(model), model)
         model, _ = with_output_cap(model, max_tokens)
         return model
 
@@ -355,6 +353,4 @@ class Resources:
             if problem is not None:
                 stand_ins[id(model)] = unreachable(model, problem)
         if stand_ins:
-            key = id(context)
-            self._unreachable[key] = stand_ins
-            weakref.finalize(context, self._unreachable.pop, key, None)
+            self._unreachable.set(context, stand_ins)

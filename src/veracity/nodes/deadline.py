@@ -19,7 +19,6 @@ import asyncio
 import functools
 import inspect
 import time
-import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -29,6 +28,7 @@ from langgraph.runtime import Runtime, get_runtime
 from veracity.context import Context
 from veracity.contracts import DeadlineFailure, Evaluation, EvaluationIssue, Report, Verdict
 from veracity.nodes.finalize import build_report
+from veracity.per_run import PerRun
 from veracity.state import FactCheckState
 
 DEADLINE_KEY = "deadline_unfinished"
@@ -37,22 +37,18 @@ DEADLINE_KEY = "deadline_unfinished"
 Node = Callable[..., Awaitable[Any]]
 """An async graph node taking the state and, by name, `config` and/or `runtime`."""
 
-_ENDS: dict[int, float] = {}
-"""When each live run's deadline passes (`time.monotonic()`), by the id of its `Context`."""
+_ENDS: PerRun[float] = PerRun()
+"""When each live run's deadline passes (`time.monotonic()`)."""
 
 
 def start_clock(context: Context) -> float:
     """Start (or restart) the deadline of the run `context` belongs to; return when it passes."""
-    key = id(context)
-    if key not in _ENDS:
-        weakref.finalize(context, _ENDS.pop, key, None)
-    _ENDS[key] = time.monotonic() + context.check_deadline
-    return _ENDS[key]
+    return _ENDS.set(context, time.monotonic() + context.check_deadline)
 
 
 def seconds_left(context: Context) -> float:
     """Seconds until the run's deadline passes (the clock starts here if it has not yet)."""
-    end = _ENDS.get(id(context))
+    end = _ENDS.get(context)
     if end is None:
         end = start_clock(context)
     return end - time.monotonic()
