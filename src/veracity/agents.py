@@ -3,7 +3,8 @@
 * `as_tool()` gives a LangChain tool an agent can call to fact-check a statement.
 * `Guard` wraps any chat agent, chat model or LangGraph graph. It checks the final answer
   against a source text or the evidence backend, then, by `policy`, annotates the answer,
-  blocks it, or sends it back once with the unsupported phrases quoted for a rewrite.
+  blocks it, or sends it back once with the unsupported phrases quoted for a rewrite. What it
+  writes names the evidence the check used (the source text, the knowledge base, the web).
 
 Both take the keyword settings of `veracity.check` (e.g. ``model="offline"``,
 ``source_text=POLICY``). With a source text, that source is the only evidence: a `search`
@@ -21,13 +22,12 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
 from veracity.contracts import Report
+from veracity.report_text import evidence_name
 from veracity.run.blocking import run_blocking
 from veracity.run.checker import Checker, OnProgress
 
 Policy = Literal["annotate", "block", "rewrite"]
 POLICIES = ("annotate", "block", "rewrite")
-BLOCKED_ANSWER = "I can't give that answer: parts of it are not supported by the sources I must stay within."
-"""What `Guard` returns in place of an answer it blocks (set `blocked_answer` to change it)."""
 
 
 class FactCheckInput(BaseModel):
@@ -66,6 +66,7 @@ def describe(report: Report) -> str:
     for claim in report.claims:
         verdict = report.verdict_for(claim.id)
         if verdict is None:
+            lines.append(f"- without a verdict: {claim.text}")
             continue
         line = f"- {verdict.shown_label}: {claim.text}"
         evidence = report.cited_evidence(verdict)
@@ -117,10 +118,13 @@ class Guard:
     """
 
     def __init__(
-        self, agent: Runnable[Any, Any], *, policy: Policy = "annotate", blocked_answer: str = BLOCKED_ANSWER,
+        self, agent: Runnable[Any, Any], *, policy: Policy = "annotate", blocked_answer: str | None = None,
         on_progress: OnProgress | None = None, **settings: Any,
     ) -> None:
         """`settings` are `veracity.check`'s (e.g. ``source_text=...``, ``model="offline"``).
+
+        `blocked_answer` replaces an answer the guard blocks; left out, the guard says why in words
+        that fit the report (`veracity.agents.blocked_answer`).
 
         `on_progress` hears the `ProgressEvent`s of every check the guard runs (claims found,
         each verdict as it is reached), e.g. to show that an answer is being checked.
@@ -142,17 +146,20 @@ class Guard:
         if self.policy == "annotate":
             return GuardedAnswer(f"{answer}\n\n{annotation(report)}", "annotated", answer, (report,))
         if self.policy == "block":
-            return GuardedAnswer(self.blocked_answer, "blocked", answer, (report,))
+            return GuardedAnswer(self._blocked(report), "blocked", answer, (report,))
         retry_input = with_feedback(agent_input, answer, rewrite_request(report))
         second = answer_text(await self.agent.ainvoke(retry_input))
         second_report = await self.checker.acheck(second, on_progress=self.on_progress)
         if second_report.passed:
             return GuardedAnswer(second, "rewritten", answer, (report, second_report))
-        return GuardedAnswer(self.blocked_answer, "blocked", answer, (report, second_report))
+        return GuardedAnswer(self._blocked(second_report), "blocked", answer, (report, second_report))
 
     def invoke(self, agent_input: Any) -> GuardedAnswer:
         """Synchronous `ainvoke`."""
         return run_blocking(self.ainvoke(agent_input))
+
+    def _blocked(self, report: Report) -> str:
+        return self.blocked_answer if self.blocked_answer is not None else blocked_answer(report)
 
 
 def unsupported(report: Report) -> list[tuple[str, str]]:
@@ -166,27 +173,41 @@ def unsupported(report: Report) -> list[tuple[str, str]]:
     return found
 
 
+def blocked_answer(report: Report) -> str:
+    """What `Guard` says in place of an answer it blocks: why, naming the evidence the check used."""
+    evidence = evidence_name(report)
+    if unsupported(report):
+        return f"I can't give that answer: parts of it are not supported by {evidence}."
+    return f"I can't give that answer: it could not be fully checked against {evidence}."
+
+
 def annotation(report: Report) -> str:
-    """A note for readers listing the answer's unsupported statements."""
-    lines = ["Note: these statements are not supported by the sources:"]
-    lines += [f'- "{text}" ({"contradicted" if label == "refuted" else "not supported"})'
-              for label, text in unsupported(report)]
-    if len(lines) == 1:
-        lines = ["Note: this answer could not be fully checked."]
+    """A note for readers listing the answer's unsupported statements, naming the evidence the check used."""
+    evidence = evidence_name(report)
+    found = unsupported(report)
+    if not found:
+        if report.passed:
+            return f"Note: every statement is supported by {evidence}."
+        return f"Note: this answer could not be fully checked against {evidence}."
+    lines = [f"Note: these statements are not supported by {evidence}:"]
+    lines += [f'- "{text}" ({"contradicted" if label == "refuted" else "not supported"})' for label, text in found]
+    if report.outcome == "incomplete":
+        lines.append("The check was incomplete, so other statements may not be supported either.")
     return "\n".join(lines)
 
 
 def rewrite_request(report: Report) -> str:
     """The message that sends an answer back to the agent, quoting what must change."""
+    evidence = evidence_name(report)
     quoted = "\n".join(
-        f'- "{text}": {"the source contradicts this" if label == "refuted" else "the source does not say this"}'
+        f'- "{text}": {evidence} {"contradicts this" if label == "refuted" else "does not say this"}'
         for label, text in unsupported(report)
     )
     return (
-        "Your answer says things the sources do not support:\n"
+        f"Your answer says things {evidence} does not support:\n"
         f"{quoted or '- (the answer could not be checked)'}\n"
-        "Rewrite the answer so that every statement is supported by the sources. Leave out what "
-        "they do not say; do not promise anything they do not allow."
+        f"Rewrite the answer so that every statement is supported by {evidence}. Leave out what it does "
+        "not say; do not promise anything it does not allow."
     )
 
 

@@ -7,16 +7,16 @@ here); `build_graph` compiles one around bound objects.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial, update_wrapper
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.retrievers import BaseRetriever
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
 from veracity.context import Context
-from veracity.evidence.base import EvidenceBackend
+from veracity.nodes.both_ways import both_ways
 from veracity.nodes.calculate import calculate_claim
 from veracity.nodes.deadline import (
     deadline_evaluation,
@@ -67,6 +67,12 @@ from veracity.state import (
     OutputState,
 )
 
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.retrievers import BaseRetriever
+
+    from veracity.evidence.base import EvidenceBackend
+
 FactCheckGraph = CompiledStateGraph[FactCheckState, Context, InputState, OutputState]
 """The compiled top-level graph: text in, report out."""
 ClaimGraph = CompiledStateGraph[ClaimState, Context, ClaimInput, ClaimResults]
@@ -78,14 +84,19 @@ TOOL = {"veracity_role": "tool"}
 RULES = {"veracity_role": "rules"}
 
 
+def add_node(builder: StateGraph[Any, Any, Any, Any], name: str, node: Callable[..., Any], **options: Any) -> None:
+    """Add `node` as `name`, with a body for `invoke` and one for `ainvoke` (`veracity.nodes.both_ways`)."""
+    builder.add_node(name, both_ways(node, name=name), **options)
+
+
 def build_claim_graph(resources: Resources) -> ClaimGraph:
     """One claim's branch: gather evidence, compute or judge, and gate the verdict (retrying the judge)."""
     builder = StateGraph(ClaimState, context_schema=Context, input_schema=ClaimInput, output_schema=ClaimResults)
-    builder.add_node(GATHER_EVIDENCE, partial(gather_evidence, resources=resources), metadata=TOOL)
-    builder.add_node(CALCULATE_CLAIM, calculate_claim, metadata=RULES)
-    builder.add_node(JUDGE_CLAIM, partial(judge_claim, resources=resources), metadata=LLM)
-    builder.add_node(VERDICT_GATE, verdict_gate, metadata=GATE)
-    builder.add_node(VERIFY_PAGE, partial(verify_page, capabilities=resources.capabilities_of), metadata=TOOL)
+    add_node(builder, GATHER_EVIDENCE, partial(gather_evidence, resources=resources), metadata=TOOL)
+    add_node(builder, CALCULATE_CLAIM, calculate_claim, metadata=RULES)
+    add_node(builder, JUDGE_CLAIM, partial(judge_claim, resources=resources), metadata=LLM)
+    add_node(builder, VERDICT_GATE, verdict_gate, metadata=GATE)
+    add_node(builder, VERIFY_PAGE, partial(verify_page, capabilities=resources.capabilities_of), metadata=TOOL)
     builder.add_conditional_edges(START, route_claim_start, [GATHER_EVIDENCE, CALCULATE_CLAIM])
     builder.add_conditional_edges(GATHER_EVIDENCE, route_after_evidence, [CALCULATE_CLAIM, END])
     builder.add_conditional_edges(CALCULATE_CLAIM, route_after_calculation, [JUDGE_CLAIM, VERDICT_GATE])
@@ -122,16 +133,16 @@ def compile_graph(
     )
     # The check's deadline: the slow steps run within the time left; once one is cut off the run
     # goes straight on to its deadline report (`veracity.nodes.deadline`).
-    builder.add_node(EXTRACT_CLAIMS, within_deadline(EXTRACT_CLAIMS, partial(extract_claims, resources=resources),
-                                                     starts_run=True), metadata=LLM)
-    builder.add_node(EXTRACTION_GATE, unless_cut_off(extraction_gate, give_up_extraction), metadata=GATE)
-    builder.add_node(CHECK_CLAIM, within_deadline(CHECK_CLAIM, relay_progress(build_claim_graph(resources))))
+    add_node(builder, EXTRACT_CLAIMS, within_deadline(EXTRACT_CLAIMS, partial(extract_claims, resources=resources),
+                                                      starts_run=True), metadata=LLM)
+    add_node(builder, EXTRACTION_GATE, unless_cut_off(extraction_gate, give_up_extraction), metadata=GATE)
+    add_node(builder, CHECK_CLAIM, within_deadline(CHECK_CLAIM, relay_progress(build_claim_graph(resources))))
     capabilities = resources.capabilities_of  # what the run's evidence backends declare
-    builder.add_node(EVALUATE_REPORT, unless_cut_off(partial(evaluate_report, capabilities=capabilities),
-                                                     deadline_evaluation), metadata=RULES)
-    builder.add_node(REVISE, revise, metadata=RULES)
-    builder.add_node(FINALIZE_REPORT, unless_cut_off(partial(finalize_report, capabilities=capabilities),
-                                                     deadline_final))
+    add_node(builder, EVALUATE_REPORT, unless_cut_off(partial(evaluate_report, capabilities=capabilities),
+                                                      deadline_evaluation), metadata=RULES)
+    add_node(builder, REVISE, revise, metadata=RULES)
+    add_node(builder, FINALIZE_REPORT, unless_cut_off(partial(finalize_report, capabilities=capabilities),
+                                                      deadline_final))
     builder.add_edge(START, EXTRACT_CLAIMS)
     builder.add_edge(EXTRACT_CLAIMS, EXTRACTION_GATE)
     builder.add_conditional_edges(

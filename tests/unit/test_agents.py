@@ -10,7 +10,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import BaseTool
 from langgraph.graph import START, MessagesState, StateGraph
 
-from veracity.agents import BLOCKED_ANSWER, Guard, as_tool
+from veracity.agents import Guard, as_tool
 from veracity.errors import SourceConflictError
 from veracity.testing import ScriptedBackend, ScriptedChatModel
 
@@ -21,6 +21,7 @@ WARM_PROMISE = ("I'm so sorry to hear that! Even though it has been more than 14
                 "don't worry, we'll find some solution for you.")
 FAITHFUL = "I'm sorry for the trouble. You can return the package within 14 days of the delivery date."
 SETTINGS = {"model": "offline", "source_text": POLICY}
+BLOCKED_BY_SOURCE = "I can't give that answer: parts of it are not supported by the source text."
 
 
 def scripted_agent(*replies: str) -> ScriptedChatModel:
@@ -67,7 +68,7 @@ def test_annotate_adds_a_note_quoting_the_unsupported_promise() -> None:
 
 def test_block_replaces_the_answer_and_keeps_the_original() -> None:
     result = Guard(scripted_agent(WARM_PROMISE), policy="block", **SETTINGS).invoke(QUESTION)
-    assert (result.action, result.answer, result.original) == ("blocked", BLOCKED_ANSWER, WARM_PROMISE)
+    assert (result.action, result.answer, result.original) == ("blocked", BLOCKED_BY_SOURCE, WARM_PROMISE)
     assert not result.report.ok
 
 
@@ -85,7 +86,7 @@ def test_rewrite_sends_the_quoted_phrase_back_once() -> None:
 def test_a_rewrite_that_still_fails_is_blocked() -> None:
     agent = scripted_agent(WARM_PROMISE, WARM_PROMISE)
     result = Guard(agent, policy="rewrite", **SETTINGS).invoke(QUESTION)
-    assert result.action == "blocked" and result.answer == BLOCKED_ANSWER and len(agent.calls) == 2
+    assert result.action == "blocked" and result.answer == BLOCKED_BY_SOURCE and len(agent.calls) == 2
 
 
 def test_guard_wraps_a_langgraph_agent_with_message_state() -> None:
@@ -138,7 +139,8 @@ def test_guard_outside_source_mode_does_not_pass_a_refuted_answer() -> None:
     report = result.report
     assert [(v.label, v.leaning) for v in report.verdicts] == [("unverifiable", "refuted")]  # held back, leaning
     assert report.ok and not report.passed  # a sound check of a false text: a lean never passes it
-    assert result.action == "blocked" and result.answer == BLOCKED_ANSWER
+    assert result.action == "blocked"
+    assert result.answer == "I can't give that answer: parts of it are not supported by the knowledge base."
 
 
 def test_the_tool_never_says_all_claims_are_supported_under_a_refuted_line() -> None:

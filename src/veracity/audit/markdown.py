@@ -8,6 +8,7 @@ from importlib.metadata import version
 from veracity.contracts import Claim, Report, TraceRecord, Verdict
 from veracity.evidence.counter import TRACE_PREFIX, counter_query
 from veracity.nodes.names import GATHER_EVIDENCE, VERDICT_GATE
+from veracity.report_text import counts_line
 
 
 def _cell(text: str | None) -> str:
@@ -16,10 +17,7 @@ def _cell(text: str | None) -> str:
 
 def report_markdown(report: Report) -> str:
     """Verdicts with their quotes, sources and computations, and the summary."""
-    summary = report.summary
-    lines = ["# Fact-check report", "",
-             f"{summary.claims} claim(s): {summary.supported} supported, {summary.refuted} refuted, "
-             f"{summary.unverifiable} unverifiable. Outcome: **{report.outcome}**.", "",
+    lines = ["# Fact-check report", "", f"{counts_line(report.summary)}. Outcome: **{report.outcome}**.", "",
              "| verdict | claim | quote or reason | source |", "|---|---|---|---|"]
     for claim in report.claims:
         verdict = report.verdict_for(claim.id)

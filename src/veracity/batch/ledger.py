@@ -153,3 +153,14 @@ class Ledger:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  traceback: TracebackType | None) -> None:
         self.close()
+
+
+def rows_left(source: Path | Iterable[BatchRow], out: Path, *, text_field: str = "text") -> tuple[int, int]:
+    """How far a batch has got: (rows of `source` done, rows a rerun would still check).
+
+    Done rows are those `out` already holds, and repeats of them; it is the count a rerun's
+    `Ledger` would skip, read the same way.
+    """
+    with Ledger(source, out, text_field=text_field) as ledger:
+        left = sum(1 for _ in iter(ledger.next_row, None))
+    return ledger.summary.rows - left, left

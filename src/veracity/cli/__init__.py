@@ -51,3 +51,6 @@ def main() -> None:
     Splits text into atomic claims, finds evidence for each, and judges every claim
     supported, refuted or unverifiable with a quote checked against the evidence.
     """
+    from veracity.cli.quiet import quiet_third_party
+
+    quiet_third_party()

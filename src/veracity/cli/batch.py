@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
+import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 from rich.console import Console
@@ -37,9 +38,14 @@ ADDRESS a local Ray is started (or the one already running here is joined);
 needs veracity, the knowledge base at the same path and the API keys.
 \b
 Exit codes:
-  0  every row was checked
-  2  bad input or configuration (nothing ran)
-  3  some rows could not be checked (their errors are in OUT)"""
+  0    every row was checked
+  2    bad input or configuration (nothing ran)
+  3    some rows could not be checked (their errors are in OUT)
+  130  interrupted (Ctrl-C): the rows done are in OUT; the message gives
+       the command that resumes"""
+
+EXIT_INTERRUPTED = 130
+"""The exit code of a batch stopped by Ctrl-C (128 + SIGINT, as shells report it)."""
 
 
 @click.command(epilog=BATCH_EPILOG)
@@ -97,6 +103,9 @@ def batch_command(in_file: Path, out_file: Path, summary_file: Path | None, conc
         except ConfigurationError as exc:
             err.print(f"[bold red]not configured:[/] {escape(str(exc))}", highlight=False)
             sys.exit(2)
+        except KeyboardInterrupt:
+            progress.stop()
+            interrupted(err, in_file, out_file, text_field)
         progress.update(task, completed=summary.skipped + summary.checked + summary.duplicates)
     err.print(f"{summary.rows} row(s): {summary.checked} checked ({summary.failed} failed), {summary.skipped} "
               f"already in {escape(str(out_file))}, {summary.duplicates} duplicate(s); {summary.claims} claim(s) "
@@ -108,6 +117,23 @@ def batch_command(in_file: Path, out_file: Path, summary_file: Path | None, conc
     if summary_file is not None:
         write_summary(out_file, summary_file)
     sys.exit(3 if summary.failed else 0)
+
+
+def interrupted(err: Console, in_file: Path, out_file: Path, text_field: str) -> NoReturn:
+    """Say how far an interrupted batch got and how to resume it, then exit 130."""
+    from veracity.batch.ledger import rows_left
+
+    done, left = rows_left(in_file, out_file, text_field=text_field)
+    err.print(f"interrupted: {done} of {done + left} row(s) done (in {out_file}), {left} left; "
+              "to resume, run the same command again:", highlight=False, markup=False, soft_wrap=True)
+    err.print(f"  {resume_command()}", highlight=False, markup=False, soft_wrap=True)
+    sys.exit(EXIT_INTERRUPTED)
+
+
+def resume_command() -> str:
+    """This run's command line as it was typed: run again, it skips the rows in OUT and checks the rest."""
+    program = click.get_current_context().find_root().info_name or "veracity"
+    return f"{program} {shlex.join(sys.argv[1:])}"
 
 
 SUMMARY_COLUMNS = ("id", "line", "outcome", "claims", "supported", "refuted", "unverifiable", "failures", "error")

@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from veracity.contracts import Report, Verdict
+from veracity.report_text import count_parts
 
 LABEL_STYLES = {"supported": "bold green", "refuted": "bold red", "unverifiable": "bold yellow"}
 
@@ -63,11 +64,9 @@ def verdict_table(report: Report) -> Table:
 
 def summary_text(report: Report, seconds: float | None = None) -> Text:
     """A one-line summary: counts, whether the text passed (every claim supported), tokens and time."""
-    s = report.summary
-    line = Text(f"{s.claims} claim(s): ")
-    line.append(f"{s.supported} supported", LABEL_STYLES["supported"]).append(", ")
-    line.append(f"{s.refuted} refuted", LABEL_STYLES["refuted"]).append(", ")
-    line.append(f"{s.unverifiable} unverifiable", LABEL_STYLES["unverifiable"])
+    line = Text(f"{report.summary.claims} claim(s): ")
+    for index, (count, label) in enumerate(count_parts(report.summary)):
+        line.append(", " if index else "").append(f"{count} {label}", LABEL_STYLES.get(label, "bold magenta"))
     line.append(" · ")
     if report.passed:
         line.append("passed", "green")

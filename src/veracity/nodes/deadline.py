@@ -104,17 +104,23 @@ def _passed(config: RunnableConfig | None, runtime: Runtime[Context] | None) -> 
     return {key: value for key, value in given.items() if value is not None}
 
 
-def deadline_message(seconds: float, unfinished: list[str], unjudged: int) -> str:
-    """What a check stopped at its deadline says about itself."""
+def deadline_message(seconds: float, unfinished: list[str], unjudged: int, claims: int) -> str:
+    """What a check stopped at its deadline says about itself: `unjudged` of its `claims` got no verdict in time."""
     still = ", ".join(unfinished) or "the graph"
-    return (f"the check did not finish within {seconds:g} s (check_deadline); still running: {still}; "
-            f"{unjudged} claim(s) left unverifiable")
+    if not claims:
+        outcome = "no claim was found in time"
+    elif unjudged:
+        outcome = f"{unjudged} of {claims} claim(s) not judged in time, so marked unverifiable"
+    else:
+        outcome = "every claim keeps the verdict it had by then"
+    return f"the check did not finish within {seconds:g} s (check_deadline); still running: {still}; {outcome}"
 
 
 def deadline_evaluation(state: FactCheckState, context: Context) -> FactCheckState:
     """The evaluation of a run the deadline cut off: failed, with nothing a revise round could fix."""
     unjudged = _unjudged(state)
-    message = deadline_message(context.check_deadline, past_deadline(state), len(unjudged))
+    message = deadline_message(context.check_deadline, past_deadline(state), len(unjudged),
+                               len(state.get("claims", [])))
     issue = EvaluationIssue(code="deadline_exceeded", message=message, revisable=False)
     return {"evaluation": Evaluation(passed=False, issues=[issue]), "message": message}
 
@@ -146,7 +152,7 @@ def deadline_report(state: FactCheckState, seconds: float, unfinished: list[str]
     for claim_id in unjudged:
         verdicts[claim_id] = Verdict(claim_id=claim_id, label="unverifiable", reason=reason)
     unfinished = sorted(set(unfinished))
-    message = deadline_message(seconds, unfinished, len(unjudged))
+    message = deadline_message(seconds, unfinished, len(unjudged), len(state.get("claims", [])))
     failure = DeadlineFailure(seconds=seconds, unfinished=unfinished, claims_not_judged=unjudged, message=message)
     issue = EvaluationIssue(code="deadline_exceeded", message=message, revisable=False)
     state = {**state, "verdicts": verdicts, "evaluation": Evaluation(passed=False, issues=[issue]), "message": message}
