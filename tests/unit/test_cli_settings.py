@@ -253,7 +253,7 @@ def test_batch_serve_and_eval_pass_the_same_settings_as_before(runner: CliRunner
     common = ["-m", "offline", "--min-precision", "0.5", "--no-cache"]
     for command, leading, extra in (
         ("batch", [str(rows), "--out", str(tmp_path / "out.jsonl")], ["-s", "kb", "--kb", "kb", "--cache", "c"]),
-        ("serve", [], ["-s", "web"]),
+        ("serve", ["--workers", "1"], ["-s", "web"]),  # in this process, where create_app is replaced
         ("eval", [str(write_jsonl(tmp_path / "judge.jsonl", OFFLINE_ROWS))], ["--search", "kb", "--kb", "kb",
                                                                                "--max-revisions", "1"]),
     ):

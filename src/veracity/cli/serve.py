@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -9,7 +10,7 @@ import click
 
 from veracity.cli.settings import settings_options
 from veracity.evidence.capabilities import DEFAULT_SEARCHES
-from veracity.server.serving import ServeSettings
+from veracity.server.serving import ServeSettings, default_workers
 
 SERVE_EPILOG = """\b
 Routes: POST /factcheck/invoke, /factcheck/batch, /factcheck/stream (server-sent
@@ -24,6 +25,12 @@ The rate limit counts checks (a batch of 8 costs 8) per client: the API key when
 one is set, else the peer address. X-Forwarded-For is ignored unless the proxy
 sending it is listed in --trusted-proxies.
 \b
+With --workers N the server runs N processes on one socket, each with its own
+models (memory grows with N). The rate limit is shared by all of them;
+--max-connections and the timeouts hold per worker; a --checkpoint file is
+shared, so a check resumes on any worker. Ctrl-C or SIGTERM stops them all,
+each finishing the requests it is serving.
+\b
 Environment: VERACITY_API_KEY, VERACITY_RATE_LIMIT (default 60/minute),
 VERACITY_MAX_BODY_BYTES (default 1000000), VERACITY_TRUSTED_PROXIES, and the
 keys `veracity check` reads."""
@@ -32,6 +39,8 @@ keys `veracity check` reads."""
 @click.command(epilog=SERVE_EPILOG)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on (0.0.0.0: all).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
+@click.option("--workers", type=click.IntRange(min=1), default=default_workers(), show_default=True,
+              help="Worker processes, each with its own models and judge; the default is one per usable CPU core.")
 @click.option("--rate-limit", default=None, metavar="N/UNIT", help="Per-client limit, e.g. 60/minute.")
 @click.option("--checkpoint", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               help="Save every check's steps in this SQLite file; a request with the same text and thread_id "
@@ -51,20 +60,38 @@ keys `veracity check` reads."""
     "search": "For requests without a source text; a request with a source_text that also names search web or "
               "kb is refused (422).",
 })
-def serve_command(host: str, port: int, rate_limit: str | None, checkpoint: Path | None,
+def serve_command(host: str, port: int, workers: int, rate_limit: str | None, checkpoint: Path | None,
                   trusted_proxies: str | None, header_timeout: float, body_timeout: float, max_connections: int,
                   settings: dict[str, Any]) -> None:
     """Serve the fact-check graph over HTTP (FastAPI under uvicorn)."""
-    import uvicorn
+    from veracity.server.limits import parse_rate
 
-    from veracity.server.app import create_app
-    from veracity.server.serving import uvicorn_config
-
-    try:
-        app = create_app(rate_limit=rate_limit, checkpoint=checkpoint, **settings)
-    except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="--rate-limit") from error
-    click.echo(f"veracity serving on http://{host}:{port} (docs: http://{host}:{port}/docs)", err=True)
+    rate = rate_limit or os.environ.get("VERACITY_RATE_LIMIT")
+    if rate:
+        try:
+            parse_rate(rate)
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="--rate-limit") from error
     serving = ServeSettings(header_timeout=header_timeout, body_timeout=body_timeout,
                             max_connections=max_connections, trusted_proxies=trusted_proxies or None)
-    uvicorn.Server(uvicorn_config(app, host=host, port=port, settings=serving)).run()
+    options = {"rate_limit": rate_limit, "checkpoint": checkpoint, **settings}
+    if workers == 1:
+        import uvicorn
+
+        from veracity.errors import VeracityError
+        from veracity.server.app import create_app
+        from veracity.server.serving import uvicorn_config
+
+        try:
+            app = create_app(**options)
+        except VeracityError as error:  # a setting the app refuses, said as the workers say it
+            raise click.ClickException(f"the app cannot start: {type(error).__name__}: {error}") from error
+        click.echo(f"veracity serving on http://{host}:{port} (docs: http://{host}:{port}/docs)", err=True)
+        uvicorn.Server(uvicorn_config(app, host=host, port=port, settings=serving)).run()
+        return
+    from veracity.server.workers import serve_workers
+
+    click.echo(f"veracity serving on http://{host}:{port} with {workers} workers (docs: http://{host}:{port}/docs)",
+               err=True)
+    if not serve_workers(options, host=host, port=port, settings=serving, workers=workers):
+        raise click.ClickException("the workers could not start the app; the reason is logged above")

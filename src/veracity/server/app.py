@@ -127,7 +127,7 @@ class AnalyzeRequest(BaseModel):
 def create_app(
     *, model: BaseChatModel | str | None = None, api_key: str | None = None, rate_limit: str | None = None,
     max_body_bytes: int | None = None, checkpoint: str | Path | None = None, batch_concurrency: int | None = None,
-    **settings: Any,
+    rate_limit_file: Path | None = None, **settings: Any,
 ) -> FastAPI:
     """The app. `model` and `settings` are `veracity.check`'s; the limits default to the environment.
 
@@ -137,13 +137,15 @@ def create_app(
 
     ``VERACITY_API_KEY`` (unset or ``api_key=""``: open), ``VERACITY_RATE_LIMIT`` (default
     60/minute per client), ``VERACITY_MAX_BODY_BYTES`` (default 1,000,000) and
-    ``VERACITY_BATCH_CONCURRENCY`` (checks of one batch run at once, default 4).
+    ``VERACITY_BATCH_CONCURRENCY`` (checks of one batch run at once, default 4). The rate limit's
+    buckets are kept in memory, or with `rate_limit_file` in that SQLite file, shared by every
+    process that names it (`veracity serve --workers` gives its workers one).
 
     The graph is compiled once, here: every request runs on the same `Checker` (or, for requests
     that ask for the offline judge, on a second one).
     """
     api_key = (api_key if api_key is not None else os.environ.get("VERACITY_API_KEY")) or None  # "": open
-    limiter = parse_rate(rate_limit or os.environ.get("VERACITY_RATE_LIMIT") or DEFAULT_RATE)
+    limiter = parse_rate(rate_limit or os.environ.get("VERACITY_RATE_LIMIT") or DEFAULT_RATE, shared=rate_limit_file)
     max_body = max_body_bytes or int(os.environ.get("VERACITY_MAX_BODY_BYTES") or DEFAULT_MAX_BODY_BYTES)
     concurrency = batch_concurrency or int(os.environ.get("VERACITY_BATCH_CONCURRENCY") or DEFAULT_BATCH_CONCURRENCY)
     checker = Checker(model=model, **settings)

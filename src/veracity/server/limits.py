@@ -8,6 +8,8 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
 
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
@@ -112,15 +114,10 @@ class RateLimiter:
         now = time.monotonic()
         with self._lock:
             tokens, then = self._buckets.pop(client, (float(self.requests), now))
-            tokens = min(float(self.requests), tokens + (now - then) * rate)
-            allowed = tokens >= cost
-            if allowed:
-                tokens -= cost
+            tokens, wait = charge_bucket(tokens, now - then, cost, size=self.requests, rate=rate)
             self._buckets[client] = (tokens, now)
             self._forget(now, rate)
-            if allowed:
-                return None
-            return max(1, math.ceil((min(cost, self.requests) - tokens) / rate))
+            return wait
 
     def too_costly(self, cost: int) -> bool:
         """Whether `cost` tokens exceed what a bucket ever holds."""
@@ -135,10 +132,43 @@ class RateLimiter:
             del self._buckets[oldest[0]]
 
 
-def parse_rate(text: str) -> RateLimiter:
-    """'60/minute', '10/second' or '1000/hour' -> a `RateLimiter`."""
+def charge_bucket(tokens: float, elapsed: float, cost: int, *, size: int, rate: float) -> tuple[float, int | None]:
+    """Refill a bucket that held `tokens` `elapsed` seconds ago, then charge it `cost`.
+
+    Returns the tokens it holds now, and None when it paid, else the whole seconds until it
+    could (for a cost above `size`, the time a full bucket takes).
+    """
+    tokens = min(float(size), tokens + elapsed * rate)
+    if tokens >= cost:
+        return tokens - cost, None
+    return tokens, max(1, math.ceil((min(cost, size) - tokens) / rate))
+
+
+class Limiter(Protocol):
+    """What the app asks of a rate limiter: `RateLimiter` in memory, or `SharedRateLimiter` across processes."""
+
+    requests: int
+    per_seconds: float
+
+    def retry_after(self, client: str, cost: int = 1) -> int | None:
+        """Take `cost` tokens for `client`; None if allowed, else whole seconds until they are free."""
+
+    def too_costly(self, cost: int) -> bool:
+        """Whether `cost` tokens exceed what a bucket ever holds."""
+
+
+def parse_rate(text: str, *, shared: Path | None = None) -> Limiter:
+    """'60/minute', '10/second' or '1000/hour' -> a `RateLimiter`.
+
+    With `shared` (a SQLite file made by `create_bucket_file`): a `SharedRateLimiter`, whose
+    buckets every process naming that file shares.
+    """
     count, _, unit = text.partition("/")
     seconds = {"second": 1.0, "minute": 60.0, "hour": 3600.0}.get(unit.strip().rstrip("s"))
     if not count.strip().isdigit() or int(count) < 1 or seconds is None:
         raise ValueError(f"rate limit must look like '60/minute' (second, minute or hour), not {text!r}")
+    if shared is not None:
+        from veracity.server.shared_limits import SharedRateLimiter
+
+        return SharedRateLimiter(int(count), seconds, shared)
     return RateLimiter(int(count), seconds)

@@ -1,13 +1,14 @@
-"""How `veracity serve` runs the app under uvicorn: deadlines, connection cap, proxy trust."""
+"""How `veracity serve` runs the app under uvicorn: deadlines, connection cap, proxy trust, workers."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from veracity.offline.model.coalescing import usable_cores
 
 if TYPE_CHECKING:
-    import uvicorn
-    from starlette.types import ASGIApp
+    from veracity.server.connections import GuardedConfig
 
 RESERVED_DESCRIPTORS = 256
 """File descriptors kept free of client sockets (model files, SQLite, the listening socket)."""
@@ -41,21 +42,26 @@ def connection_cap(wanted: int) -> int:
     return max(16, min(wanted, soft - RESERVED_DESCRIPTORS))
 
 
-def uvicorn_config(app: ASGIApp, *, host: str, port: int, settings: ServeSettings,
-                   log_level: str = "info") -> uvicorn.Config:
+def default_workers() -> int:
+    """`veracity serve`'s worker processes by default: one per usable core."""
+    return usable_cores()
+
+
+def uvicorn_config(app: Any, *, host: str, port: int, settings: ServeSettings, log_level: str = "info",
+                   workers: int = 1) -> GuardedConfig:
     """The uvicorn configuration for `app` with `settings` applied.
 
-    Idle keep-alive connections stay open longer than common clients keep them (httpx: 5 s),
-    so a client never reuses a connection the server is closing at that moment.
+    `app` is the ASGI app, or with several `workers` a picklable factory that builds it in each
+    worker process (`veracity.server.workers.AppFactory`). Idle keep-alive connections stay open
+    longer than common clients keep them (httpx: 5 s), so a client never reuses a connection the
+    server is closing at that moment. The connection cap holds per process.
     """
-    import uvicorn
-
-    from veracity.server.connections import ConnectionPolicy, guarded_protocol
+    from veracity.server.connections import ConnectionPolicy, GuardedConfig
 
     policy = ConnectionPolicy(header_timeout=settings.header_timeout, body_timeout=settings.body_timeout,
                               max_connections=connection_cap(settings.max_connections))
-    return uvicorn.Config(
-        app, host=host, port=port, log_level=log_level, http=guarded_protocol(policy),
+    return GuardedConfig(
+        app, policy=policy, host=host, port=port, log_level=log_level, workers=workers, factory=workers > 1,
         timeout_keep_alive=settings.keep_alive, proxy_headers=settings.trusted_proxies is not None,
         forwarded_allow_ips=settings.trusted_proxies or "",
     )

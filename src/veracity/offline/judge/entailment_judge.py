@@ -7,8 +7,9 @@ For one claim and its evidence items it
 2. keeps the `top_sentences` sentences most similar to the claim (near-copies count once), and
    builds the windows of 2 or 3 adjacent sentences (same item, same paragraph) around the
    closest `window_around` of them;
-3. scores all those passages against the claim with the entailment model in one batch, and
-   computes the lexical signals on each;
+3. scores all those passages against the claim with the entailment model in one request (which
+   the model runs together with the requests of the other claims being judged at the same time,
+   and answers from memory for pairs it scored lately), and computes the lexical signals on each;
 4. lets `EntailmentDecider` rule from the probabilities, with thresholds and settings read from
    the model's ``config.json`` (`JudgeSettings.from_config`), never written in code.
 

@@ -1,0 +1,109 @@
+"""`Coalescer`: the requests of concurrent threads merged into shared calls of one batch function.
+
+The claims of a check are judged in parallel branches, each asking the entailment model to score
+its own passages; a server runs several checks at once. Every call of the model costs a fixed
+amount on top of its tokens, so the requests that wait at the same moment are better run as one
+call. A `Coalescer` does that without a timer: a request made while a run slot is free is run at
+once (with whatever else is waiting), and requests made while every slot is busy are queued and
+run together by the next free slot. A lone caller never waits for company.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity mask where the platform has one)."""
+    counted = getattr(os, "process_cpu_count", None)  # Python 3.13+
+    if counted is not None:
+        return int(counted() or 1)
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
+@dataclass(eq=False)
+class _Request(Generic[Item, Result]):
+    """One caller's items, and what became of them."""
+
+    items: Sequence[Item]
+    woken: threading.Event = field(default_factory=threading.Event)
+    leads: bool = False
+    """Set when this caller is to run the next call itself."""
+    results: list[Result] | None = None
+    error: BaseException | None = None
+
+
+class Coalescer(Generic[Item, Result]):
+    """Calls `run(items) -> results` (one result per item, in order) on the items of every waiting caller.
+
+    At most `runs_at_once` calls are under way at a time. A caller who finds a slot free runs the
+    queue, its own items included, in one call; one who finds every slot busy waits. When a call
+    ends, the first caller still waiting is handed the slot and runs all that queued meanwhile.
+    Each caller gets back the results of its own items; when a call raises, every caller whose
+    items were in it gets the error.
+    """
+
+    def __init__(self, run: Callable[[list[Item]], Sequence[Result]], *, runs_at_once: int) -> None:
+        """`runs_at_once` is at least 1."""
+        self._run = run
+        self._lock = threading.Lock()
+        self._queue: list[_Request[Item, Result]] = []
+        self._running = 0
+        self.runs_at_once = max(1, runs_at_once)
+        self.calls = 0
+        """How many calls of `run` were made (for tests and benchmarks)."""
+
+    def __call__(self, items: Sequence[Item]) -> list[Result]:
+        """The results for `items`, computed in a call shared with the callers waiting at the same time."""
+        if not items:
+            return []
+        request: _Request[Item, Result] = _Request(items)
+        with self._lock:
+            self._queue.append(request)
+            if self._running < self.runs_at_once:
+                self._running += 1
+                request.leads = True
+        if not request.leads:
+            request.woken.wait()  # woken once: with results, or to lead the next call
+        if request.leads:
+            self._lead()
+        if request.error is not None:
+            raise request.error
+        assert request.results is not None
+        return request.results
+
+    def _lead(self) -> None:
+        """Run everything queued in one call, hand out the results, and pass the slot on."""
+        with self._lock:
+            taken, self._queue = self._queue, []
+            self.calls += 1
+        try:
+            results = self._run([item for request in taken for item in request.items])
+            if len(results) != sum(len(request.items) for request in taken):
+                raise ValueError(f"the batch function returned {len(results)} results for "
+                                 f"{sum(len(request.items) for request in taken)} items")
+            start = 0
+            for request in taken:
+                request.results = list(results[start:start + len(request.items)])
+                start += len(request.items)
+        except BaseException as error:  # every caller of this call hears of it, interrupts included
+            for request in taken:
+                request.error = error
+        finally:
+            with self._lock:
+                if self._queue:
+                    self._queue[0].leads = True
+                    self._queue[0].woken.set()
+                else:
+                    self._running -= 1
+            for request in taken:
+                request.woken.set()

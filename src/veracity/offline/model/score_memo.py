@@ -1,0 +1,70 @@
+"""`ScoreMemo`: a bounded, thread-safe memory of the entailment model's scores, one row per (premise, hypothesis).
+
+A server sees the same source and much the same answers again and again, so the same passage is
+scored against the same claim many times. The model's scores do not depend on what else is in a
+batch (each pair is masked from the others; the tests check it), so a remembered row is the row
+the model would compute again, and a verdict reached from memory is the verdict reached without it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+DEFAULT_SCORES_REMEMBERED = 32_768
+"""Rows a memo keeps by default: about a thousand five-claim checks, a few MiB."""
+
+
+def pair_key(premise: str, hypothesis: str) -> bytes:
+    """A 16-byte digest of the pair (the texts are not kept)."""
+    first = premise.encode("utf-8")
+    digest = hashlib.blake2b(len(first).to_bytes(8, "little"), digest_size=16)  # ("ab", "c") is not ("a", "bc")
+    digest.update(first)
+    digest.update(hypothesis.encode("utf-8"))
+    return digest.digest()
+
+
+class ScoreMemo:
+    """The last `size` rows of scores, least recently used forgotten first; `size` 0 keeps none."""
+
+    def __init__(self, size: int = DEFAULT_SCORES_REMEMBERED) -> None:
+        """An empty memo for at most `size` rows."""
+        self.size = size
+        self._rows: OrderedDict[bytes, bytes] = OrderedDict()
+        self._lock = threading.Lock()
+        self.reused = 0
+        """How many rows were answered from memory (for tests and benchmarks)."""
+
+    def __len__(self) -> int:
+        """How many rows are remembered now."""
+        return len(self._rows)
+
+    def recall(self, keys: Sequence[bytes], width: int) -> list[NDArray[np.float32] | None]:
+        """The remembered row of each key (float32, `width` values), or None."""
+        found: list[NDArray[np.float32] | None] = []
+        with self._lock:
+            for key in keys:
+                row = self._rows.get(key)
+                if row is None:
+                    found.append(None)
+                    continue
+                self._rows.move_to_end(key)
+                found.append(np.frombuffer(row, dtype=np.float32, count=width))
+            self.reused += sum(row is not None for row in found)
+        return found
+
+    def keep(self, keys: Sequence[bytes], rows: NDArray[np.float32]) -> None:
+        """Remember `rows` (one per key), forgetting the least recently used past the size."""
+        if self.size <= 0:
+            return
+        with self._lock:
+            for key, row in zip(keys, rows, strict=True):
+                self._rows[key] = np.ascontiguousarray(row, dtype=np.float32).tobytes()
+                self._rows.move_to_end(key)
+            while len(self._rows) > self.size:
+                self._rows.popitem(last=False)
