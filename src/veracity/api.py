@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.retrievers import BaseRetriever
-
-from veracity.contracts import Report
-from veracity.evidence.base import EvidenceBackend
 from veracity.run.blocking import run_blocking
 from veracity.run.checker import Checker, OnProgress
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.retrievers import BaseRetriever
+
+    from veracity.contracts import Report
+    from veracity.evidence.base import EvidenceBackend
 
 
 @functools.cache

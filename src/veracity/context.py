@@ -18,7 +18,6 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from veracity.evidence.capabilities import SearchKind
-from veracity.llm.calls import StructuredOutput
 from veracity.offline.calibration.risk import DEFAULT_MIN_PRECISION, check_min_precision
 from veracity.prompts.extract import EXTRACT_PROMPT
 from veracity.prompts.judge import JUDGE_PROMPT
@@ -26,6 +25,12 @@ from veracity.prompts.revise import REVISE_FEEDBACK
 
 DEFAULT_MODEL = "openai:gpt-4.1-mini"
 """Chat model used when none is configured."""
+
+StructuredOutput = Literal["auto", "json_schema", "tools", "prompt"]
+"""How a step asks for its JSON: a JSON schema the server enforces ('json_schema': OpenAI's, llama.cpp's,
+vLLM's `response_format`), tool calling ('tools'), or only the prompt's instructions ('prompt').
+'auto' is json_schema for OpenAI-compatible models and the provider's own default for the others.
+Whatever comes back is validated by the gates (`veracity.llm.calls` asks)."""
 
 JUDGE_ANSWER_TOKENS = 512
 """A judge answer: a label, a one- or two-sentence reason (~60 tokens), an evidence id and one verbatim

@@ -9,31 +9,31 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeGuard
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.retrievers import BaseRetriever
-
-from veracity.cache import CachedSearch, CacheStore, ModelCallCache, open_store
 from veracity.context import DEFAULT_MODEL, Context
 from veracity.errors import ConfigurationError, SourceConflictError
 from veracity.evidence.base import EvidenceBackend
 from veracity.evidence.capabilities import Capabilities
 from veracity.evidence.declared import capabilities_of, declared
 from veracity.evidence.kb import KnowledgeBaseBackend
-from veracity.evidence.retriever import RetrieverBackend
 from veracity.evidence.source import SourceTextBackend
 from veracity.evidence.web import TavilyBackend
 from veracity.llm.caps import with_output_cap
-from veracity.llm.models import init_model
 from veracity.per_run import PerRun
 from veracity.validation import missing_source, source_conflict
 
 if TYPE_CHECKING:
+    # Imported where used: an offline run needs no chat model, retriever or cache.
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.retrievers import BaseRetriever
+
+    from veracity.cache import CacheStore
     from veracity.offline.judge.entailment_judge import EntailmentJudge
 
 
@@ -153,21 +153,83 @@ def _knowledge_base(path: str | None) -> EvidenceBackend:
                                 default=not path)
 
 
-@functools.lru_cache(maxsize=4)
+# A run's steps and its warm-up (`veracity.run.warmup`) ask for these from different threads; the
+# locks make sure each is created once.
+_opening_knowledge_base = threading.Lock()
+_creating_judge = threading.Lock()
+
+
 def _open_knowledge_base(path: str, *, default: bool) -> EvidenceBackend:
+    with _opening_knowledge_base:
+        return _open_knowledge_base_once(path, default=default)
+
+
+@functools.lru_cache(maxsize=4)
+def _open_knowledge_base_once(path: str, *, default: bool) -> EvidenceBackend:
     # The default location is seeded with the demo corpus on first use; an explicit one is not.
     return KnowledgeBaseBackend(None if default else Path(path))
 
 
-@functools.cache
 def _offline_judge() -> EntailmentJudge:
+    with _creating_judge:
+        return _offline_judge_once()
+
+
+@functools.cache
+def _offline_judge_once() -> EntailmentJudge:
     from veracity.offline.judge.entailment_judge import EntailmentJudge
 
     return EntailmentJudge()
 
 
+def preload_steps(context: Context, mode: Mode) -> list[Callable[[], object]]:
+    """The loads a check of `context` in `mode` will need, in the order its steps need them.
+
+    They call the loaders the steps call, so a step finds each part loaded (or waits for the load
+    under way) instead of loading it again: the index of a knowledge base that exists already (a
+    new default one is seeded by the check itself, as before), the sentence embedder (the report's
+    reliability scores use it in every mode), and for an offline judge its entailment model and
+    version. For a run with no bound model or backend; `veracity.run.warmup` runs them on another
+    thread while the check starts. A load that fails is left for its step to do again and report.
+    """
+    steps: list[Callable[[], object]] = []
+    if mode.search == "kb":
+        steps.append(functools.partial(_load_existing_knowledge_base, context.kb_path))
+    steps.append(_default_embedder)
+    if step_model(context, mode, "judge") == OFFLINE:
+        steps += [_entailment_model, _offline_judge_version]
+    return steps
+
+
+def _load_existing_knowledge_base(path: str | None) -> None:
+    from veracity.kb import KnowledgeBase
+
+    if KnowledgeBase(path).exists():
+        backend = _knowledge_base(path)
+        if isinstance(backend, KnowledgeBaseBackend):
+            backend.knowledge_base.load()
+
+
+def _default_embedder() -> object:
+    from veracity.offline.model.embedder import default_embedder
+
+    return default_embedder()
+
+
+def _entailment_model() -> object:
+    return _offline_judge().model
+
+
+def _offline_judge_version() -> str:
+    from veracity.offline.judge.version import offline_judge_version
+
+    return offline_judge_version()
+
+
 def _cache_store(context: Context) -> CacheStore | None:
     """The cache this run reads and fills, or None (turned off, or the file cannot be opened)."""
+    from veracity.cache import open_store
+
     return open_store(context.cache_path) if context.cache else None
 
 
@@ -180,6 +242,8 @@ def _provider_settings() -> tuple[tuple[str, str], ...]:
 @asynccontextmanager
 async def _open_web(context: Context) -> AsyncIterator[EvidenceBackend]:
     """Tavily, answering from the cache when the run keeps web searches; its connections closed afterwards."""
+    from veracity.cache import CachedSearch
+
     backend = TavilyBackend(base_url=context.tavily_base_url, timeout=context.search_timeout)
     store = _cache_store(context) if context.search_cache_ttl > 0 else None
     try:
@@ -232,6 +296,13 @@ BUILT_IN_BACKENDS: dict[str, BuiltInBackend] = {
 """The backends a `search` setting names ('web', 'kb', 'source': the name their evidence carries)."""
 
 
+def _is_retriever(backend: object) -> TypeGuard[BaseRetriever]:
+    """Whether `backend` is a LangChain retriever (LangChain is imported only to ask about a bound object)."""
+    from langchain_core.retrievers import BaseRetriever
+
+    return isinstance(backend, BaseRetriever)
+
+
 class Resources:
     """Holds objects bound at build time and creates the rest from the run's `Context`."""
 
@@ -241,7 +312,9 @@ class Resources:
         model: BaseChatModel | str | None = None,
         backend: EvidenceBackend | BaseRetriever | None = None,
     ) -> None:
-        if isinstance(backend, BaseRetriever):
+        if backend is not None and _is_retriever(backend):
+            from veracity.evidence.retriever import RetrieverBackend
+
             backend = RetrieverBackend(backend)
         if backend is not None and not isinstance(backend, EvidenceBackend):
             raise TypeError(
@@ -294,6 +367,11 @@ class Resources:
         in the environment (API keys, endpoints) stay the same. A created model keeps its answers
         in the cache file (`Context.cache`); a bound object keeps its own `cache` setting.
         """
+        from langchain_core.language_models import BaseChatModel
+
+        from veracity.cache import ModelCallCache
+        from veracity.llm.models import init_model
+
         run_model = self.mode(context).model
         spec = run_model if step is None else step_model(context, self.mode(context), step)
         if isinstance(self._bound_model, BaseChatModel) and spec == run_model:

@@ -1,10 +1,15 @@
-"""`import veracity` and `veracity --help` load no heavy library; the lazy command table matches the commands."""
+"""`import veracity` and `veracity --help` load no heavy library; the lazy command table matches the commands.
+
+`veracity check` decides what its run will load before it imports any heavy library (so the models load in
+the background while LangGraph is imported), and an offline check imports no chat-model or web-search client.
+"""
 
 from __future__ import annotations
 
 import importlib
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 import pytest
@@ -14,11 +19,13 @@ from veracity.cli import COMMANDS, main
 
 HEAVY = ("langchain_core", "langgraph", "onnxruntime", "numpy", "faiss", "torch")
 
-REPORT_HEAVY = f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))"
+CLIENTS = ("openai", "langchain_openai", "tavily")
+"""The chat-model and web-search clients: an offline check needs none of them."""
 
 
-def loaded_heavy(code: str) -> str:
-    done = subprocess.run([sys.executable, "-c", f"{code}\n{REPORT_HEAVY}"], capture_output=True, text=True,
+def loaded_heavy(code: str, heavy: tuple[str, ...] = HEAVY) -> str:
+    report = f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({heavy!r})))"
+    done = subprocess.run([sys.executable, "-c", f"{code}\n{report}"], capture_output=True, text=True,
                           check=True, timeout=60)
     return done.stdout.strip().splitlines()[-1]
 
@@ -37,6 +44,36 @@ def test_cli_help_loads_no_heavy_library_and_no_command() -> None:
         "assert not [m for m in sys.modules if m.startswith('veracity.cli.') and m != 'veracity.cli.lazy_group']\n"
     )
     assert loaded_heavy(code) == "[]"
+
+
+def test_check_resolves_its_mode_before_loading_a_heavy_library() -> None:
+    # what `veracity check` imports before it starts loading the models in the background (`veracity.run.warmup`)
+    code = (
+        "import sys\n"
+        "from veracity.cli.check import check_command\n"
+        "from veracity.context import Context\n"
+        "from veracity.resources import preload_steps, resolve_mode\n"
+        "from veracity.run.warmup import WarmUp\n"
+        "context = Context.from_settings(model='offline', search='kb')\n"
+        "assert len(preload_steps(context, resolve_mode(context))) == 4\n"
+    )
+    assert loaded_heavy(code) == "[]"
+
+
+def test_an_offline_check_loads_no_chat_model_or_web_client(tmp_path: Path) -> None:
+    policy = tmp_path / "policy.txt"
+    policy.write_text("Returns are accepted within 30 days of purchase with a receipt.\n", encoding="utf-8")
+    code = (
+        "import sys\n"
+        "from veracity.cli import main\n"
+        "sys.argv = ['veracity', 'check', 'You can return it within 30 days.', '--source', "
+        f"{str(policy)!r}, '--model', 'offline']\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as exit:\n"
+        "    assert exit.code == 0, exit.code\n"
+    )
+    assert loaded_heavy(code, CLIENTS) == "[]"
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))

@@ -9,18 +9,18 @@ import time
 import uuid
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
 from rich.markup import escape
 from rich.status import Status
 
+from veracity.cli import collector
 from veracity.cli.settings import settings_options
 from veracity.context import Context
 from veracity.contracts import Report
 from veracity.errors import ConfigurationError, InputError
-from veracity.progress import ProgressEvent
 from veracity.resources import resolve_mode
 from veracity.validation import (
     MAX_SOURCE_BYTES,
@@ -28,6 +28,9 @@ from veracity.validation import (
     source_conflict_message,
     source_text_problem,
 )
+
+if TYPE_CHECKING:
+    from veracity.progress import ProgressEvent
 
 EXIT_SUPPORTED = 0
 EXIT_NOT_SUPPORTED = 1
@@ -199,8 +202,7 @@ def check_command(
     again costs no model call and no search (web results are reused for 7 days); see
     `veracity cache`, and --no-cache to bypass it.
     """
-    from veracity.api import acheck
-
+    collector.skip_collection_at_exit()
     err = Console(stderr=True)
     body = read_text(text)
     if source_file is not None:
@@ -223,6 +225,12 @@ def check_command(
     elif thread_id is not None:
         err.print("[bold red]error:[/] --thread needs --checkpoint FILE", highlight=False)
         sys.exit(EXIT_USAGE)
+    from veracity.run.warmup import warm_up
+
+    warm_up(context, mode)  # the models load on another thread while the graph's modules are imported
+    with collector.paused():
+        from veracity.api import acheck
+
     started = time.perf_counter()
     try:
         if stream:

@@ -5,11 +5,14 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from veracity.contracts import SearchHit
-from veracity.errors import ToolError
+from veracity.errors import KnowledgeBaseError, ToolError
 from veracity.evidence.capabilities import Capabilities
-from veracity.kb import KnowledgeBase, KnowledgeBaseError, open_default_kb
+
+if TYPE_CHECKING:
+    from veracity.contracts import SearchHit
+    from veracity.kb import KnowledgeBase
 
 
 class KnowledgeBaseBackend:
@@ -24,6 +27,8 @@ class KnowledgeBaseBackend:
     capabilities = Capabilities()
 
     def __init__(self, path: str | Path | None = None, *, knowledge_base: KnowledgeBase | None = None) -> None:
+        from veracity.kb import KnowledgeBase, open_default_kb  # the index code: loaded when a search needs it
+
         if knowledge_base is not None:
             self.knowledge_base = knowledge_base
         elif path is None:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+from typing import TYPE_CHECKING
 
-import httpx
 from pydantic import BaseModel, ValidationError
 
 from veracity.contracts import SearchHit
 from veracity.errors import ConfigurationError, ToolError
 from veracity.evidence.capabilities import Capabilities
+
+if TYPE_CHECKING:
+    import httpx
 
 TAVILY_BASE_URL_ENV = "TAVILY_API_BASE_URL"
 """Environment variable that points the Tavily client at another endpoint."""
@@ -92,6 +95,7 @@ class TavilyBackend:
 
     async def search(self, query: str, *, limit: int) -> list[SearchHit]:
         """Search Tavily and validate its payload before turning it into hits."""
+        import httpx  # loaded with the Tavily client; not needed to read what this backend declares
         from tavily import errors as tavily_errors
 
         try:

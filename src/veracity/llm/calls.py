@@ -11,21 +11,18 @@ import functools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel
 
 from veracity.cache.outcomes import CacheOutcome, observe_cache, overall
+from veracity.context import StructuredOutput
 from veracity.contracts import StructuredMethod
 
-StructuredOutput = Literal["auto", "json_schema", "tools", "prompt"]
-"""How a step asks for its JSON: a JSON schema the server enforces ('json_schema': OpenAI's, llama.cpp's,
-vLLM's `response_format`), tool calling ('tools'), or only the prompt's instructions ('prompt').
-'auto' is json_schema for OpenAI-compatible models and the provider's own default for the others.
-Whatever comes back is validated by the gates."""
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.runnables import RunnableConfig
 
 
 @dataclass(frozen=True)
@@ -51,6 +48,8 @@ def _json_schema(schema: type[BaseModel]) -> dict[str, Any]:
 
 
 def _supports_tools(model: BaseChatModel) -> bool:
+    from langchain_core.language_models import BaseChatModel
+
     return type(model).bind_tools is not BaseChatModel.bind_tools
 
 

@@ -11,9 +11,10 @@ text; the judge's default is `Context.judge_max_tokens`).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from langchain_core.language_models import BaseChatModel
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 Step = Literal["extract", "judge", "revise"]
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-from typing import Any
-
-from langchain_core.caches import BaseCache
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Any
 
 from veracity.errors import ConfigurationError
-from veracity.llm.response_limit import limited_async_client, limited_client
+
+if TYPE_CHECKING:
+    from langchain_core.caches import BaseCache
+    from langchain_core.language_models import BaseChatModel
 
 CLIENT_RETRIES = 0
 """Retries the OpenAI client makes within one model call: none, since each gate attempt is already one try
@@ -34,6 +34,8 @@ def init_model(spec: str, *, temperature: float = 0.0, cache: BaseCache | bool |
     """
     from langchain.chat_models import init_chat_model
     from langchain_openai.chat_models.base import BaseChatOpenAI
+
+    from veracity.llm.response_limit import limited_async_client, limited_client
 
     provider = spec.split(":", 1)[0] if ":" in spec else ""
     if provider == "openai" and not os.environ.get("OPENAI_API_KEY"):

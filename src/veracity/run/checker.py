@@ -12,17 +12,11 @@ import uuid
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
-from langchain_core.retrievers import BaseRetriever
-from langchain_core.runnables import RunnableConfig
-from langgraph.types import Durability
+from typing import TYPE_CHECKING, Any
 
 from veracity.context import Context
 from veracity.contracts import Report
 from veracity.errors import InputError, SourceConflictError
-from veracity.evidence.base import EvidenceBackend
 from veracity.graph import ClaimGraph, FactCheckGraph, build_claim_graph, compile_graph
 from veracity.nodes.names import FINALIZE_REPORT
 from veracity.progress import ProgressEvent
@@ -31,6 +25,14 @@ from veracity.run.checkpoints import open_checkpointer, reading_checkpoint
 from veracity.run.deadline import PartialRun, deadline_report
 from veracity.state import InputState
 from veracity.validation import checked_text, source_conflict
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.retrievers import BaseRetriever
+    from langchain_core.runnables import RunnableConfig
+    from langgraph.types import Durability
+
+    from veracity.evidence.base import EvidenceBackend
 
 OnProgress = Callable[[ProgressEvent], object]
 """A callback that hears each `ProgressEvent` of a check as it happens."""
