@@ -1,5 +1,9 @@
 """Knowledge-base ingest speed: the ingest loop as it was ("before") against the shipped one ("after").
 
+Format 1 only: since the index stores static sentence vectors and fills the judge's vectors on
+first retrieval (format 2), this script runs only from a checkout of e3c4e9b or earlier;
+``benchmarks/retrieval_recall.py`` measures ingest and retrieval now.
+
 Both variants ingest the same files, each in its own child process (this script re-invoked with
 a hidden ``--_child`` option), so every variant starts with an empty embedder cache and its peak
 memory is its own. Everything runs locally with the real all-MiniLM-L6-v2 int8 ONNX embedder.
@@ -778,6 +782,11 @@ def main(argv: Iterable[str] | None = None) -> int:
         Path(out).write_text(json.dumps(handler(config)))
         return 0
     args = parse_args(argv)
+    from veracity.kb.manifest import FORMAT_VERSION
+
+    if FORMAT_VERSION != 1:
+        raise SystemExit("this script drives the format-1 ingest loop (sentence vectors at ingest); run it from a "
+                         "checkout of e3c4e9b or earlier. Ingest today is measured by benchmarks/retrieval_recall.py.")
     if busy := offline.heavy_processes():
         log("other heavy processes are running; timings may be distorted: " + "; ".join(busy))
     result = measure(args)

@@ -591,7 +591,7 @@ def install_recorder() -> Recorder:
     recorder.wrap(KnowledgeBase, "search", "search", sets_context="search")
     recorder.wrap(IndexReader, "rank", "search.rank")
     recorder.wrap(LexicalIndex, "search", "search.bm25")
-    recorder.wrap(IndexReader, "hits", "search.hits")
+    recorder.wrap(IndexReader, "candidates", "search.hits")
     recorder.wrap(PassageJudge, "judge", "judge", sets_context="judge")
     recorder.wrap(Embedder, "embed", "embed", contextual=True, count=lambda a: len(a[1]))
     recorder.wrap(Embedder, "_run", "onnx", contextual=True, count=lambda a: len(a[1]))
@@ -694,7 +694,7 @@ def isolated_costs(kb_path: str, paragraphs: list[str]) -> dict:
         timed("faiss", reader._dense.search, vector.reshape(1, -1).astype(np.float32), pool)
         timed("bm25", reader._lexical.search, claim, pool)
         ranked = timed("rank", reader.rank, claim, vector, limit)
-        timed("hits", reader.hits, ranked)
+        timed("hits", reader.candidates, ranked)
         hits = timed("kb_search", kb.search, claim, limit)
         evidence = [Evidence(id=f"c1-e{i}", claim_id="c1", backend="kb", **hit.model_dump())
                     for i, hit in enumerate(hits, start=1)]

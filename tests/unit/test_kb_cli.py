@@ -1,4 +1,4 @@
-"""`veracity ingest` and `veracity kb stats|list|remove|verify`: output, progress and exit codes."""
+"""`veracity ingest` and `veracity kb stats|warm|list|remove|verify`: output, progress and exit codes."""
 
 from __future__ import annotations
 
@@ -69,7 +69,8 @@ def test_a_damaged_index_exits_2_with_the_fix_and_replace_repairs_it(runner: Cli
 def test_stats_and_list(runner: CliRunner, demo_kb: KnowledgeBase) -> None:
     stats = runner.invoke(kb_group, ["stats", "--kb", str(demo_kb.path)])
     assert stats.exit_code == 0
-    for label in ("Location", "Documents", "Chunks", "Sentences", "Size on disk", "all-MiniLM-L6-v2-int8"):
+    for label in ("Location", "Documents", "Chunks", "Sentences", "Size on disk", "all-MiniLM-L6-v2-static-projected",
+                  "Sentence vectors"):
         assert label in stats.stdout
     figures = json.loads(runner.invoke(kb_group, ["stats", "--json", "--kb", str(demo_kb.path)]).stdout)
     assert figures["documents"] >= 12 and figures["location"] == str(demo_kb.path.resolve())
@@ -98,19 +99,19 @@ def test_stats_exits_2_on_a_knowledge_base_that_a_check_rejects(runner: CliRunne
 
 def test_verify_reports_every_damaged_file_and_exits_2(runner: CliRunner, demo_kb: KnowledgeBase) -> None:
     result = runner.invoke(kb_group, ["verify", str(demo_kb.path)])
-    assert result.exit_code == 0 and "OK, 9 files" in result.stdout and "match their checksums" in result.stdout
+    assert result.exit_code == 0 and "OK, 8 files" in result.stdout and "match their checksums" in result.stdout
     generation = demo_kb.manifest().generation
     checksums = demo_kb.manifest().checksums
-    corrupt(demo_kb.path / generation / "sentences.npy", keep_time=True)
+    corrupt(demo_kb.path / generation / "dense.faiss", keep_time=True)
     (demo_kb.path / generation / "bm25_ids.npy").unlink()
     result = runner.invoke(kb_group, ["verify", "--kb", str(demo_kb.path)])
     assert result.exit_code == 2
     lines = result.stdout.splitlines()
     size = checksums["bm25_ids.npy"].size
     assert lines[0] == f"damaged: {generation}/bm25_ids.npy: expected {size:,} bytes, found no such file"
-    expected = checksums["sentences.npy"].sha256
-    assert lines[1].startswith(f"damaged: {generation}/sentences.npy: expected sha256 {expected}, found sha256 ")
-    assert "2 of 9 files are damaged" in result.stderr and "veracity ingest --replace" in result.stderr
+    expected = checksums["dense.faiss"].sha256
+    assert lines[1].startswith(f"damaged: {generation}/dense.faiss: expected sha256 {expected}, found sha256 ")
+    assert "2 of 8 files are damaged" in result.stderr and "veracity ingest --replace" in result.stderr
 
 
 def test_verify_without_checksums_exits_1_with_a_note(runner: CliRunner, demo_kb: KnowledgeBase) -> None:
@@ -161,3 +162,28 @@ def test_first_ingest_into_the_default_location_keeps_the_demo_notes(tmp_path, m
     assert result.exit_code == 0, result.output
     paths = [d.path for d in KnowledgeBase().documents()]
     assert str(note.resolve()) in paths and any(p.startswith("demo:") for p in paths)
+
+
+def test_warm_fills_the_sentence_vectors_and_stats_shows_them(runner: CliRunner, demo_kb: KnowledgeBase) -> None:
+    distinct = len({text for document in demo_kb.documents() for text in _sentences_of(demo_kb, document.path)})
+    result = runner.invoke(kb_group, ["warm", "--kb", str(demo_kb.path)])
+    assert result.exit_code == 0, result.output
+    assert f"all {distinct:,} distinct sentences have one" in result.stdout
+    assert "have no stored vector yet" in result.stderr
+    again = runner.invoke(kb_group, ["warm", "--kb", str(demo_kb.path)])
+    assert "Stored 0 sentence vectors" in again.stdout
+    stats = json.loads(runner.invoke(kb_group, ["stats", "--kb", str(demo_kb.path), "--json"]).stdout)
+    assert stats["sentence_vectors"] == distinct
+    assert runner.invoke(kb_group, ["warm", "--kb", str(demo_kb.path / "missing")]).exit_code == 2
+
+
+def _sentences_of(kb: KnowledgeBase, path: str) -> list[str]:
+    import sqlite3
+
+    connection = sqlite3.connect(kb.manifest().files(kb.path).meta)
+    rows = connection.execute(
+        "SELECT c.text, c.sentence_spans FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.path = ?",
+        (path,),
+    ).fetchall()
+    connection.close()
+    return [text[start:end] for text, spans in rows for start, end in json.loads(spans)]

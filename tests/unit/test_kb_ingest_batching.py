@@ -1,5 +1,5 @@
 """Ingest embeds the chunks of consecutive documents together, reads each small file once, and still rolls back a
-document that fails part-way on its own."""
+document that fails part-way on its own; sentence vectors are computed on first retrieval and kept."""
 
 from __future__ import annotations
 
@@ -18,8 +18,11 @@ from veracity.cli.knowledge_base import CliProgress
 from veracity.kb import FileResult, KnowledgeBase
 from veracity.kb.ingest import read_source
 from veracity.kb.sources import Source
+from veracity.kb.vectors import dense_ids, vector_count
 from veracity.kb.writer import GenerationBuilder
-from veracity.offline.model.embedder import Embedder, bulk_embedder, default_embedder
+from veracity.offline.model.embedder import Embedder, default_embedder
+from veracity.offline.model.static import default_static_embedder
+from veracity.offline.sentences import split_sentences
 
 NOTES = [
     f"# Note {i}\n\nRiver {i} flows into lake {i % 5}. Its water is {['cold', 'warm', 'salty'][i % 3]}. "
@@ -34,25 +37,37 @@ def _notes(folder: Path, count: int = len(NOTES)) -> Path:
     return folder
 
 
-def _contents(kb: KnowledgeBase) -> tuple[list[tuple], np.ndarray, np.ndarray]:
-    """Chunks (path, index, offsets, text, spans), their sentence vectors and their dense vectors, in chunk order."""
+def _contents(kb: KnowledgeBase) -> tuple[list[tuple], np.ndarray]:
+    """Chunks (path, index, offsets, text, spans) and their dense vectors, in chunk order."""
     import faiss
 
     files = kb.manifest().files(kb.path)
     connection = sqlite3.connect(files.meta)
     rows = connection.execute(
-        "SELECT d.path, c.chunk_index, c.start_char, c.end_char, c.text, c.sentence_spans, c.id, c.sentence_row,"
-        " c.sentence_count FROM chunks c JOIN documents d ON d.id = c.document_id ORDER BY d.path, c.chunk_index"
+        "SELECT d.path, c.chunk_index, c.start_char, c.end_char, c.text, c.sentence_spans, c.id, c.sentence_count"
+        " FROM chunks c JOIN documents d ON d.id = c.document_id ORDER BY d.path, c.chunk_index"
     ).fetchall()
     connection.close()
-    sentences = np.load(files.sentences)
     dense = faiss.read_index(str(files.dense))
-    sentence_vectors = np.concatenate([sentences[row[7]:row[7] + row[8]] for row in rows])
-    chunk_vectors = np.stack([dense.reconstruct(row[6]) for row in rows])
-    return [row[:6] for row in rows], sentence_vectors.astype(np.float32), chunk_vectors
+    ids = [dense_id for row in rows for dense_id in dense_ids(row[6], vector_count(row[7]))]
+    assert dense.ntotal == len(ids)
+    return [row[:6] for row in rows], np.stack([dense.reconstruct(dense_id) for dense_id in ids])
 
 
-def _count_embed_calls(monkeypatch: pytest.MonkeyPatch, embedder: Embedder) -> list[int]:
+def _count_model_runs(monkeypatch: pytest.MonkeyPatch, embedder: Embedder) -> list[int]:
+    """Count the texts the transformer runs on (cache hits are not counted), call by call."""
+    runs: list[int] = []
+    real_run = embedder._run
+
+    def counting_run(texts):
+        runs.append(len(texts))
+        return real_run(texts)
+
+    monkeypatch.setattr(embedder, "_run", counting_run)
+    return runs
+
+
+def _count_embed_calls(monkeypatch: pytest.MonkeyPatch, embedder: object) -> list[int]:
     calls: list[int] = []
     real_embed = embedder.embed
 
@@ -68,20 +83,21 @@ def test_short_documents_are_embedded_together_with_the_same_results(tmp_path: P
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     docs = _notes(tmp_path / "docs")
     together = KnowledgeBase(tmp_path / "together")
-    calls = _count_embed_calls(monkeypatch, bulk_embedder())
+    calls = _count_embed_calls(monkeypatch, default_static_embedder())
+    sentence_calls = _count_embed_calls(monkeypatch, default_embedder())
     report = together.ingest([docs])
     assert report.summary() == "added 12, updated 0, unchanged 0, skipped 0; 12 chunks indexed"
-    assert len(calls) == 1  # 12 documents, one embedding call
+    assert calls == [together.stats().sentences]  # 12 documents' sentences, in one embedding call
+    assert sentence_calls == []  # no sentence is embedded by the transformer at ingest
     assert [Path(r.key).name for r in report.results] == [f"note-{i:02d}.md" for i in range(12)]
 
     monkeypatch.undo()
-    monkeypatch.setattr(veracity.kb.ingest, "EMBED_BATCH_SENTENCES", 1)  # one call per chunk, as before
+    monkeypatch.setattr(veracity.kb.ingest, "EMBED_BATCH_CHUNKS", 1)  # one call per chunk
     one_by_one = KnowledgeBase(tmp_path / "one-by-one")
     one_by_one.ingest([docs])
-    chunks, sentence_vectors, chunk_vectors = _contents(together)
-    alone_chunks, alone_sentence_vectors, alone_chunk_vectors = _contents(one_by_one)
+    chunks, chunk_vectors = _contents(together)
+    alone_chunks, alone_chunk_vectors = _contents(one_by_one)
     assert chunks == alone_chunks
-    assert np.allclose(sentence_vectors, alone_sentence_vectors, atol=1e-3)  # float16 storage
     assert np.allclose(chunk_vectors, alone_chunk_vectors, atol=1e-5)
 
 
@@ -89,11 +105,11 @@ def test_a_long_document_is_embedded_in_several_calls(kb: KnowledgeBase, tmp_pat
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     text = " ".join(f"Fact {i} says that road {i} ends at gate {i % 9}." for i in range(60))
     path = write(tmp_path / "long.txt", text)
-    monkeypatch.setattr(veracity.kb.ingest, "EMBED_BATCH_SENTENCES", 8)
-    calls = _count_embed_calls(monkeypatch, bulk_embedder())
+    monkeypatch.setattr(veracity.kb.ingest, "EMBED_BATCH_CHUNKS", 2)
+    calls = _count_embed_calls(monkeypatch, default_static_embedder())
     report = kb.ingest([path], chunk_tokens=40)
     assert report.results[0].status == "added" and report.results[0].chunks > 5
-    assert len(calls) > 3 and sum(calls) >= 60  # the overlap repeats sentences; the cache embeds them once
+    assert len(calls) > 3 and sum(calls) == kb.stats().sentences  # each chunk's sentences, overlaps included
     assert kb.stats().chunks == report.results[0].chunks
 
 
@@ -129,7 +145,7 @@ def test_a_document_that_fails_part_way_is_rolled_back_alone(kb: KnowledgeBase, 
     write(docs / "note-01.md", long_text + " One more sentence changes the file.")
     write(docs / "note-00.md", NOTES[5])  # changed too: queued before the failing document
     write(docs / "note-03.md", NOTES[6])  # new, after it
-    monkeypatch.setattr(veracity.kb.ingest, "EMBED_BATCH_SENTENCES", 4)  # some of its chunks are written first
+    monkeypatch.setattr(veracity.kb.ingest, "EMBED_BATCH_CHUNKS", 1)  # some of its chunks are written first
     discarded = _failing_chunk_stream(monkeypatch, "Marker document", after=6)
     report = kb.ingest([docs])
     assert len(discarded) == 1 and 0 < discarded[0] <= 6
@@ -150,7 +166,7 @@ def test_a_new_document_that_fails_part_way_leaves_no_trace(kb: KnowledgeBase, t
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     docs = _notes(tmp_path / "docs", 2)
     write(docs / "note-01.md", "Marker document. " + " ".join(f"Gate {i} opens at hour {i}." for i in range(40)))
-    monkeypatch.setattr(veracity.kb.ingest, "EMBED_BATCH_SENTENCES", 4)
+    monkeypatch.setattr(veracity.kb.ingest, "EMBED_BATCH_CHUNKS", 1)
     discarded = _failing_chunk_stream(monkeypatch, "Marker document", after=5)
     report = kb.ingest([docs], chunk_tokens=40)
     assert len(discarded) == 1 and discarded[0] > 0
@@ -230,29 +246,53 @@ def test_manifest_counts_match_after_updates_and_removals(kb: KnowledgeBase, tmp
     assert all("note-04" not in hit.url for hit in kb.search(NOTES[4].splitlines()[-1], limit=5))
 
 
-def _sentence_vectors(kb: KnowledgeBase) -> dict[str, np.ndarray]:
-    chunks, vectors, _ = _contents(kb)
-    texts = [text[start:end] for *_, text, spans in chunks for start, end in json.loads(spans)]
-    return dict(zip(texts, vectors, strict=True))
-
-
-def test_an_edited_document_embeds_only_its_new_sentences(kb: KnowledgeBase, tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sentence_vectors_are_computed_on_first_retrieval_and_kept(kb: KnowledgeBase, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     sentences = [f"Station {i} lies on line {i % 4} and opened in year {1900 + i}." for i in range(30)]
     path = write(tmp_path / "stations.txt", " ".join(sentences))
     kb.ingest([path], chunk_tokens=60)
-    before = _sentence_vectors(kb)
-    sentences[12] = "Station twelve was rebuilt after a fire."
+    assert kb.stats().sentence_vectors == 0  # ingest embeds none
+
+    first = Embedder(threads=1)  # an empty cache, as in a new process
+    calls = _count_model_runs(monkeypatch, first)
+    hit = KnowledgeBase(kb.path, embedder=first).search("Station 12 lies on line 0", limit=1)[0]
+    chunk_sentences = list(dict.fromkeys(s.text for s in split_sentences(hit.text)))
+    assert calls[0] == 1 and len(calls) == 2  # the query, then the sentences of the chunks reranked, together
+    assert kb.stats().sentence_vectors == calls[1] >= len(chunk_sentences)
+    primed = first.embed(chunk_sentences)
+    assert len(calls) == 2  # served from the cache the search primed
+    assert np.allclose(primed, default_embedder().embed(chunk_sentences), atol=1e-3)
+
+    later = Embedder(threads=1)  # another process: the vectors come from the store, not the model
+    later_calls = _count_model_runs(monkeypatch, later)
+    KnowledgeBase(kb.path, embedder=later).search("Station 12 lies on line 0", limit=1)
+    assert later_calls == [1]  # the query alone
+    assert np.allclose(later.embed(chunk_sentences), primed, atol=1e-3)
+    assert later_calls == [1]
+
+    KnowledgeBase(kb.path).warm()  # every sentence has a vector now
+    sentences[12] = "Station twelve was rebuilt after a fire."  # an edit keeps the unchanged sentences' vectors
     write(path, " ".join(sentences))
-    fresh = Embedder(threads=1)  # an empty cache: nothing is known from the first ingest
-    calls = _count_embed_calls(monkeypatch, fresh)
-    edited = KnowledgeBase(kb.path, embedder=fresh)
-    assert edited.ingest([path]).results[0].status == "updated"
-    assert calls == [1]  # the new sentence alone
-    after = _sentence_vectors(edited)
-    assert set(after) == set(sentences)
-    assert set(before) - set(after) == {"Station 12 lies on line 0 and opened in year 1912."}
-    for text in set(after) - {sentences[12]}:
-        assert np.array_equal(after[text], before[text])  # the stored values, as they were
-    assert np.allclose(after[sentences[12]], default_embedder().embed([sentences[12]])[0], atol=1e-3)
-    assert np.allclose(np.linalg.norm(_contents(edited)[2], axis=1), 1.0, atol=1e-5)
+    assert KnowledgeBase(kb.path).ingest([path]).results[0].status == "updated"
+    edited = Embedder(threads=1)
+    edited_calls = _count_model_runs(monkeypatch, edited)
+    hit = KnowledgeBase(kb.path, embedder=edited).search("Station twelve was rebuilt after a fire", limit=1)[0]
+    assert sentences[12] in hit.text
+    assert edited_calls == [1, 1]  # the query, then the new sentence alone
+
+
+def test_warm_fills_every_sentence_vector_and_is_resumable(kb: KnowledgeBase, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    docs = _notes(tmp_path / "docs", 6)
+    kb.ingest([docs])
+    kb.search(NOTES[0].splitlines()[-1], limit=1)  # one chunk's sentences are stored by a search
+    distinct = {s.text for note in NOTES[:6] for s in split_sentences(note)}
+    stored = kb.stats().sentence_vectors
+    assert 0 < stored < len(distinct)
+    embedder = Embedder(threads=1)
+    calls = _count_model_runs(monkeypatch, embedder)
+    report = KnowledgeBase(kb.path, embedder=embedder).warm()
+    assert (report.computed, report.sentences) == (len(distinct) - stored, len(distinct))
+    assert sum(calls) == len(distinct) - stored
+    assert kb.stats().sentence_vectors == len(distinct)
+    assert KnowledgeBase(kb.path, embedder=embedder).warm().computed == 0

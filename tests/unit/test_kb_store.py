@@ -27,7 +27,8 @@ from veracity.kb import (
 )
 from veracity.kb.lock import writer_lock
 from veracity.kb.manifest import MANIFEST_NAME
-from veracity.offline.model.embedder import MODEL_ID, default_embedder
+from veracity.offline.model.embedder import default_embedder
+from veracity.offline.model.static import STATIC_MODEL_ID
 from veracity.offline.sentences import split_sentences
 
 
@@ -137,7 +138,7 @@ def test_stats_and_list(kb: KnowledgeBase, corpus: Path) -> None:
     kb.ingest([corpus])
     stats = kb.stats()
     assert (stats.documents, stats.chunks) == (4, 4) and stats.sentences >= 8
-    assert stats.model_id == MODEL_ID and stats.location == kb.path.resolve() and stats.size_bytes > 10_000
+    assert stats.model_id == STATIC_MODEL_ID and stats.location == kb.path.resolve() and stats.size_bytes > 10_000
     assert (stats.chunk_tokens, stats.overlap_tokens) == (600, 72)
     documents = {Path(d.path).name: d for d in kb.documents()}
     assert documents["everest.pdf"].title == "Everest report" and documents["everest.pdf"].chunks == 1
@@ -209,7 +210,7 @@ def test_a_failure_mid_ingest_leaves_the_previous_index(kb: KnowledgeBase, corpu
     kb.ingest([corpus / "australia.md"])
     before = generation(kb)
     calls = []
-    real_embed = kb.embedder.embed
+    real_embed = kb.chunk_embedder.embed
 
     def failing_embed(texts, **kwargs):
         calls.append(texts)
@@ -217,9 +218,9 @@ def test_a_failure_mid_ingest_leaves_the_previous_index(kb: KnowledgeBase, corpu
             raise RuntimeError("simulated crash")
         return real_embed(texts, **kwargs)
 
-    monkeypatch.setattr(kb.embedder, "embed", failing_embed)
+    monkeypatch.setattr(kb.chunk_embedder, "embed", failing_embed)
     # One embedding call per chunk (documents are otherwise embedded together): it crashes after one is written.
-    monkeypatch.setattr(veracity.kb.ingest, "EMBED_BATCH_SENTENCES", 1)
+    monkeypatch.setattr(veracity.kb.ingest, "EMBED_BATCH_CHUNKS", 1)
     with pytest.raises(RuntimeError, match="simulated crash"):
         kb.ingest([corpus])
     monkeypatch.undo()
@@ -248,7 +249,7 @@ def _break(path: Path, content: bytes = b"garbage") -> None:
         (lambda kb, gen: _edit_manifest(kb, generation="gen-gone"), "gen-gone"),
         (lambda kb, gen: _break(gen / "dense.faiss"), "dense.faiss"),
         (lambda kb, gen: _break(gen / "meta.sqlite"), "meta.sqlite"),
-        (lambda kb, gen: _break(gen / "sentences.npy"), "sentences.npy"),
+        (lambda kb, gen: _break(gen / "bm25_ids.npy"), "bm25_ids.npy"),
     ],
 )
 def test_a_damaged_index_raises_with_the_fix(demo_kb: KnowledgeBase, damage, message: str) -> None:
@@ -260,7 +261,7 @@ def test_a_damaged_index_raises_with_the_fix(demo_kb: KnowledgeBase, damage, mes
         assert "veracity ingest --replace" in str(caught.value) and isinstance(caught.value, ConfigurationError)
 
 
-@pytest.mark.parametrize("name", ["dense.faiss", "sentences.npy"])
+@pytest.mark.parametrize("name", ["dense.faiss", "meta.sqlite"])
 def test_damage_inside_an_index_file_is_found_on_open(demo_kb: KnowledgeBase, name: str) -> None:
     corrupt(demo_kb.path / generation(demo_kb) / name)  # same size, still a valid FAISS index / .npy file
     fresh = KnowledgeBase(demo_kb.path)
@@ -280,17 +281,17 @@ def test_a_check_on_a_corrupt_knowledge_base_fails_with_a_typed_error(demo_kb: K
 def test_damage_that_keeps_size_and_time_is_found_in_full_and_never_carried_forward(demo_kb: KnowledgeBase,
                                                                                     corpus: Path) -> None:
     before = generation(demo_kb)
-    corrupt(demo_kb.path / before / "sentences.npy", keep_time=True)
+    corrupt(demo_kb.path / before / "dense.faiss", keep_time=True)
     assert demo_kb.verify()  # the cheap check on open compares sizes and times only
     report = demo_kb.check_integrity()
     [damage] = report.damage
     assert report.recorded and report.files == len(demo_kb.manifest().checksums)
-    assert damage.path == f"{before}/sentences.npy"
+    assert damage.path == f"{before}/dense.faiss"
     assert damage.expected.startswith("sha256 ") and damage.found.startswith("sha256 ")
     assert damage.expected != damage.found
-    with pytest.raises(KnowledgeBaseError, match="sentences.npy is damaged.*veracity kb verify.*--replace"):
+    with pytest.raises(KnowledgeBaseError, match="dense.faiss is damaged.*veracity kb verify.*--replace"):
         demo_kb.ingest([corpus / "tower.txt"])
-    with pytest.raises(KnowledgeBaseError, match="sentences.npy is damaged"):
+    with pytest.raises(KnowledgeBaseError, match="dense.faiss is damaged"):
         demo_kb.remove(["demo:"])
     assert generation(demo_kb) == before
     demo_kb.ingest([corpus / "tower.txt"], replace=True)  # the repair
@@ -302,7 +303,7 @@ def test_every_file_of_a_generation_is_checksummed(kb: KnowledgeBase, corpus: Pa
     manifest = kb.manifest()
     folder = kb.path / manifest.generation
     files = {p.relative_to(folder).as_posix(): p for p in folder.rglob("*") if p.is_file()}
-    assert set(manifest.checksums) == set(files) and {"dense.faiss", "sentences.npy", "meta.sqlite"} <= set(files)
+    assert set(manifest.checksums) == set(files) and {"dense.faiss", "meta.sqlite", "bm25_ids.npy"} <= set(files)
     for name, record in manifest.checksums.items():
         assert record.size == files[name].stat().st_size and record.mtime_ns == files[name].stat().st_mtime_ns
     report = kb.check_integrity()
@@ -479,7 +480,5 @@ def test_demo_notes_state_the_key_facts(demo_kb: KnowledgeBase) -> None:
 def test_index_files_are_consistent(demo_kb: KnowledgeBase) -> None:
     manifest = demo_kb.manifest()
     files = manifest.files(demo_kb.path)
-    vectors = np.load(files.sentences, mmap_mode="r")
-    assert vectors.dtype == np.float16 and vectors.shape == (manifest.sentences, 384)
-    assert not (files.folder / "sentences.spool").exists()
-    assert os.path.getsize(files.dense) > manifest.chunks * 384 * 4
+    assert not files.sentences.exists() and not (files.folder / "sentences.spool").exists()
+    assert os.path.getsize(files.dense) > manifest.sentences * 384 * 2  # one half-precision vector per sentence

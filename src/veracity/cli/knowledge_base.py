@@ -1,4 +1,4 @@
-"""Command-line interface for the local knowledge base: `veracity ingest` and `veracity kb stats|list|remove|verify`."""
+"""Command line for the local knowledge base: `veracity ingest` and `veracity kb stats|warm|list|remove|verify`."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from veracity.kb import (
     IngestReport,
     KnowledgeBase,
     KnowledgeBaseError,
+    WarmProgress,
 )
 from veracity.kb.paths import KB_ENV, unusable
 from veracity.kb.sources import demo_sources
@@ -260,6 +261,8 @@ def stats_command(kb_path: Path | None, as_json: bool) -> None:
         ("Documents", f"{stats.documents:,}"),
         ("Chunks", f"{stats.chunks:,}"),
         ("Sentences", f"{stats.sentences:,}"),
+        ("Sentence vectors", f"{stats.sentence_vectors:,} stored (filled as chunks are first retrieved, "
+                             "or all at once by `veracity kb warm`)"),
         ("Size on disk", _size(stats.size_bytes)),
         ("Model", f"{stats.model_id} ({stats.dimensions} dimensions)"),
         ("Chunking", f"{stats.chunk_tokens} tokens, {stats.overlap_tokens} overlap; tokens {stats.token_count}"),
@@ -267,6 +270,69 @@ def stats_command(kb_path: Path | None, as_json: bool) -> None:
     ):
         table.add_row(Text(label, style="bold"), Text(value))
     Console().print(table, highlight=False)
+
+
+class WarmBar(WarmProgress):
+    """Warm-up progress on stderr: a bar on a terminal, a line at the start otherwise."""
+
+    def __init__(self, err: Console) -> None:
+        self.err = err
+        self.bar: Progress | None = None
+        self.task: TaskID | None = None
+
+    def started(self, sentences: int, missing: int) -> None:
+        """Say how much is left to do, and start the bar."""
+        self.err.print(f"veracity: {missing:,} of {sentences:,} distinct sentences have no stored vector yet",
+                       highlight=False)
+        if self.err.is_terminal and missing:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
+
+            self.bar = Progress("[bold]warm[/]", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), "left",
+                                TimeRemainingColumn(), console=self.err, transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("", total=missing)
+
+    def advanced(self, count: int) -> None:
+        """Advance the bar."""
+        if self.bar is not None and self.task is not None:
+            self.bar.update(self.task, advance=count)
+
+    def stop(self) -> None:
+        """Remove the bar."""
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+@kb_group.command("warm", epilog=KB_EXIT_CODES, short_help="Compute every chunk's sentence vectors ahead of time.")
+@kb_option
+def warm_command(kb_path: Path | None) -> None:
+    """Compute and store the sentence vectors the offline judge reads, for every chunk that has none yet.
+
+    Optional. Ingest embeds only what ranking needs; a chunk's sentence vectors are otherwise
+    computed the first time a check retrieves it (a slower first check), and stored from then
+    on. Run this after a large ingest to make every first check fast. Interrupting it keeps
+    what was done; running it again goes on from there.
+
+    \b
+    Example:
+      veracity kb warm --kb ./kb
+    """
+    err = Console(stderr=True)
+    progress = WarmBar(err)
+    try:
+        report = KnowledgeBase(kb_path).warm(progress)
+    except KnowledgeBaseError as exc:
+        progress.stop()
+        _fail(err, exc)
+    except KeyboardInterrupt:
+        progress.stop()
+        err.print("veracity: interrupted; the vectors computed so far are kept. Run the same command to go on.",
+                  highlight=False)
+        sys.exit(EXIT_INTERRUPTED)
+    progress.stop()
+    Console().print(f"Stored {report.computed:,} sentence vectors; all {report.sentences:,} distinct sentences "
+                    f"have one ({report.seconds:.1f} s).", highlight=False)
 
 
 @kb_group.command("list", epilog=KB_EXIT_CODES, short_help="List the indexed documents.")

@@ -37,7 +37,9 @@ def verify(kb: Path, manifest: Manifest) -> None:
     if manifest.checksums is not None:
         _refuse(kb, quick_check(kb, manifest.generation, manifest.checksums))
     files = manifest.files(kb)
-    expected = [(files.meta, _SQLITE_MAGIC), (files.dense, _FAISS_ID_MAP2_MAGIC), (files.sentences, _NPY_MAGIC)]
+    expected = [(files.meta, _SQLITE_MAGIC), (files.dense, _FAISS_ID_MAP2_MAGIC)]
+    if manifest.legacy:
+        expected.append((files.sentences, _NPY_MAGIC))
     if manifest.chunks:
         expected.append((files.lexical_ids, _NPY_MAGIC))
     for path, magic in expected:
@@ -78,7 +80,8 @@ def load_dense(kb: Path, manifest: Manifest) -> faiss.Index:
         raise unusable(kb, f"{path.relative_to(kb)} is not a readable FAISS index") from exc
     if not isinstance(index, faiss.IndexIDMap2) or index.d != manifest.dimensions:
         raise unusable(kb, f"{path.relative_to(kb)} is not an IndexIDMap2 of {manifest.dimensions} dimensions")
-    if index.ntotal != manifest.chunks:
+    # Format 1 holds one vector per chunk; the current format one per sentence, at least one per chunk.
+    if (index.ntotal != manifest.chunks) if manifest.legacy else (index.ntotal < manifest.chunks):
         raise unusable(kb, f"{path.relative_to(kb)} holds {index.ntotal} vectors for {manifest.chunks} chunks")
     # Searches are one query at a time: below a few hundred thousand vectors, starting OpenMP
     # threads costs more than they save (about 3 ms against 1 ms at 20k chunks).
@@ -87,7 +90,7 @@ def load_dense(kb: Path, manifest: Manifest) -> faiss.Index:
 
 
 def load_sentences(kb: Path, manifest: Manifest) -> np.ndarray:
-    """Memory-map the sentence vectors of the current generation."""
+    """Memory-map the sentence vectors of a format-1 generation (MiniLM, 384 dimensions)."""
     path = manifest.files(kb).sentences
     try:
         vectors = read_sentences(path)

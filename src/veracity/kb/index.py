@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -21,15 +22,29 @@ from veracity.kb.generation import (
 from veracity.kb.lexical import LexicalIndex
 from veracity.kb.manifest import Manifest
 from veracity.kb.paths import unusable
-from veracity.kb.vectors import normalised
+from veracity.kb.vectors import chunk_of, normalised
 from veracity.offline.sentences import split_sentences
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A chunk found by the first stage: its hit, its sentences, and their stored vectors if the index has them."""
+
+    hit: SearchHit
+    sentences: list[str]
+    stored: NDArray[np.float32] | None
+
 
 CANDIDATES = 50
 """Each ranking contributes at least this many candidates to the fusion (more for large limits)."""
 
+SENTENCES_PER_CANDIDATE = 8
+"""A current index holds one vector per sentence: this many are read per chunk wanted, since a
+chunk's best sentence ranks it and its others repeat it."""
+
 
 class IndexReader:
-    """A loaded, read-only generation: FAISS, BM25, memory-mapped sentence vectors and SQLite metadata.
+    """A loaded, read-only generation: FAISS, BM25, SQLite metadata (and a format-1 index's sentence vectors).
 
     Safe to search from several threads at once.
     """
@@ -44,7 +59,7 @@ class IndexReader:
         try:
             check_counts(kb, self._db, manifest)
             self._dense = load_dense(kb, manifest)
-            self._sentences = load_sentences(kb, manifest)
+            self._sentences = load_sentences(kb, manifest) if manifest.legacy else None
             self._lexical = None
             if manifest.chunks:
                 try:
@@ -59,14 +74,19 @@ class IndexReader:
         """Release the metadata connection."""
         self._db.close()
 
-    def rank(self, query: str, query_vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
+    def rank(self, text: str, query_vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
         """(chunk id, fused score) of the best `limit` chunks for a query and its embedding."""
         pool = min(self.manifest.chunks, max(CANDIDATES, 5 * limit))
         if pool == 0:
             return []
-        _, found = self._dense.search(np.asarray(query_vector, dtype=np.float32).reshape(1, -1), pool)
-        dense = [int(chunk_id) for chunk_id in found[0] if chunk_id >= 0]
-        lexical = self._lexical.search(query, pool) if self._lexical is not None else []
+        query = np.asarray(query_vector, dtype=np.float32).reshape(1, -1)
+        if self.manifest.legacy:
+            _, found = self._dense.search(query, pool)
+            dense = [int(chunk_id) for chunk_id in found[0] if chunk_id >= 0]
+        else:
+            _, found = self._dense.search(query, min(self._dense.ntotal, pool * SENTENCES_PER_CANDIDATE))
+            dense = list(dict.fromkeys(chunk_of(int(dense_id)) for dense_id in found[0] if dense_id >= 0))[:pool]
+        lexical = self._lexical.search(text, pool) if self._lexical is not None else []
         return reciprocal_rank_fusion([dense, lexical])[:limit]
 
     def chunks(self, ids: list[int]) -> dict[int, metadata.ChunkRecord]:
@@ -74,8 +94,10 @@ class IndexReader:
         with self._db_lock:
             return metadata.fetch_chunks(self._db, ids)
 
-    def sentence_vectors(self, record: metadata.ChunkRecord) -> np.ndarray:
-        """A chunk's sentence vectors as unit-length float32 rows."""
+    def sentence_vectors(self, record: metadata.ChunkRecord) -> np.ndarray | None:
+        """A chunk's stored sentence vectors as unit-length float32 rows; None unless the index is format 1."""
+        if self._sentences is None:
+            return None
         return normalised(self._sentences[record.sentence_row:record.sentence_row + record.sentence_count])
 
     def documents(self) -> list[metadata.DocumentInfo]:
@@ -83,23 +105,22 @@ class IndexReader:
         with self._db_lock:
             return metadata.list_documents(self._db)
 
-    def hits(self, ranked: list[tuple[int, float]]) -> tuple[list[SearchHit], list[str], list[np.ndarray]]:
-        """Search hits for ranked chunk ids, with the sentence texts and vectors of those chunks.
+    def candidates(self, ranked: list[tuple[int, float]]) -> list[Candidate]:
+        """The ranked chunks as search hits, each with its sentence texts and (format 1) their stored vectors.
 
-        The texts are what `split_sentences` gives for each chunk now; a chunk indexed with a
-        splitter that cut it differently contributes no vectors (they would not be looked up).
+        The texts are what `split_sentences` gives for each chunk now, as the judge will split it.
+        A format-1 chunk that its splitter cut differently has no usable stored vectors.
         """
         records = self.chunks([chunk_id for chunk_id, _ in ranked])
-        hits: list[SearchHit] = []
-        texts: list[str] = []
-        vectors: list[NDArray[np.float16]] = []
+        found: list[Candidate] = []
         for chunk_id, score in ranked:
             record = records.get(chunk_id)
             if record is None:
                 continue
-            hits.append(SearchHit(title=record.title, url=record.path, text=record.text, score=score))
             sentences = split_sentences(record.text)
-            if tuple((s.start, s.end) for s in sentences) == record.sentence_spans:
-                texts.extend(s.text for s in sentences)
-                vectors.append(self.sentence_vectors(record))
-        return hits, texts, vectors
+            stored = self.sentence_vectors(record)
+            if stored is not None and tuple((s.start, s.end) for s in sentences) != record.sentence_spans:
+                stored = None
+            hit = SearchHit(title=record.title, url=record.path, text=record.text, score=score)
+            found.append(Candidate(hit, [s.text for s in sentences], stored))
+        return found

@@ -1,11 +1,11 @@
-"""The ingest pipeline: read -> load -> chunk -> embed sentences -> write.
+"""The ingest pipeline: read -> load -> chunk -> embed chunks -> write.
 
-The chunks of consecutive documents are embedded together, about `EMBED_BATCH_SENTENCES`
-sentences per call, and then written document by document: many short documents would
-otherwise make as many small model runs. A document that fails part-way is rolled back on its
-own; the others, and whatever was indexed before, are kept. When a changed document (up to the
-stream threshold) replaces its previous version, the sentences they share keep their stored
-vectors instead of being embedded again.
+Each sentence of a chunk gets a static vector (a table lookup, see `offline/model/static.py`)
+for dense ranking; the MiniLM vectors of its sentences, which only the judge reads, are computed when a
+search first returns it (see `sentence_store.py`). The chunks of consecutive documents are
+embedded together, `EMBED_BATCH_CHUNKS` at a time, and then written document by document. A
+document that fails part-way is rolled back on its own; the others, and whatever was indexed
+before, are kept.
 """
 
 from __future__ import annotations
@@ -21,19 +21,17 @@ import numpy as np
 from veracity.kb.chunking import Chunk, ChunkSettings, chunk_stream
 from veracity.kb.loaders import STREAM_THRESHOLD, LoadedDocument, SkipDocument, load
 from veracity.kb.sources import NotRegularFile, Skipped, Source
-from veracity.kb.vectors import mean_vector
+from veracity.kb.vectors import dense_texts
 from veracity.offline.sentences import Sentence, split_sentences
 
 if TYPE_CHECKING:
-    from veracity.kb.writer import GenerationBuilder
-    from veracity.offline.model.embedder import Embedder
+    from veracity.kb.writer import ChunkEmbedder, GenerationBuilder
 
 Status = Literal["added", "updated", "unchanged", "skipped", "removed"]
 
-EMBED_BATCH_SENTENCES = 1024
-"""Sentences gathered, across documents, before they are embedded in one call. The embedder
-orders a call's sentences by length, so a larger call pads less; each call is also the
-granularity of progress (about 5 s of model time on 2 cores)."""
+EMBED_BATCH_CHUNKS = 256
+"""Chunks gathered, across documents, before they are embedded and written; also the
+granularity of progress."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +53,8 @@ class IngestReport:
 
     results: list[FileResult] = field(default_factory=list)
     seconds: float = 0.0
+    migrated: bool = False
+    """Whether a format-1 index was rewritten in the current format on the way."""
 
     def with_status(self, status: Status) -> list[FileResult]:
         """The results with the given status."""
@@ -76,7 +76,8 @@ class IngestReport:
         if removed := self.with_status("removed"):
             parts.append(f"removed {len(removed)}")
         plural = "" if self.chunks == 1 else "s"
-        return ", ".join(parts) + f"; {self.chunks} chunk{plural} indexed"
+        migrated = "; the index was migrated to the current format" if self.migrated else ""
+        return ", ".join(parts) + f"; {self.chunks} chunk{plural} indexed{migrated}"
 
 
 class IngestProgress:
@@ -142,8 +143,6 @@ class _Pending:
     document: LoadedDocument
     chunks: list[tuple[Chunk, list[Sentence]]] = field(default_factory=list)
     """Chunks read but not yet written, with their sentences."""
-    stored: dict[str, np.ndarray] = field(default_factory=dict)
-    """Sentence vectors of its previous version by text: those sentences are not embedded again."""
     written: int = 0
     opened: bool = False
     """Whether it is open in the builder (some of its chunks are written)."""
@@ -155,22 +154,22 @@ class Ingester:
     """Feeds sources into a `GenerationBuilder`.
 
     Documents are read one after the other; their chunks wait in a queue until it holds
-    `batch_sentences` sentences (default: `EMBED_BATCH_SENTENCES`), which are then embedded in
-    one call and written. Only the document being read can be partly written (a long one spans
-    several calls).
+    `batch_chunks` chunks (default: `EMBED_BATCH_CHUNKS`), which are then embedded in one call
+    and written. Only the document being read can be partly written (a long one spans several
+    calls).
     """
 
-    def __init__(self, builder: GenerationBuilder, embedder: Embedder, *, settings: ChunkSettings,
+    def __init__(self, builder: GenerationBuilder, embedder: ChunkEmbedder, *, settings: ChunkSettings,
                  progress: IngestProgress | None = None, stream_threshold: int = STREAM_THRESHOLD,
-                 batch_sentences: int | None = None) -> None:
+                 batch_chunks: int | None = None) -> None:
         self.builder = builder
         self.embedder = embedder
         self.settings = settings
         self.progress = progress or IngestProgress()
         self.stream_threshold = stream_threshold
-        self.batch_sentences = batch_sentences or EMBED_BATCH_SENTENCES
+        self.batch_chunks = batch_chunks or EMBED_BATCH_CHUNKS
         self._queue: list[_Pending] = []
-        self._queued_sentences = 0
+        self._queued_chunks = 0
         self._results: list[FileResult | None] = []
 
     def ingest(self, sources: list[Source]) -> list[FileResult]:
@@ -203,10 +202,6 @@ class Ingester:
         except (SkipDocument, OSError) as exc:
             return FileResult(source.key, "skipped", reason=_reason(exc) + kept)
         pending = _Pending(position, source, digest, existing is not None, document)
-        if existing is not None and source.size <= self.stream_threshold:
-            # An edited document mostly repeats its previous version, whose sentence vectors are stored
-            # (not for a streamed one: its old sentences would all be held in memory).
-            pending.stored = self.builder.stored_sentences(existing[0])
         self._queue.append(pending)
         chunks = chunk_stream(document.pieces, self.settings)
         while True:
@@ -220,10 +215,9 @@ class Ingester:
                 raise
             if chunk is None:
                 break
-            sentences = split_sentences(chunk.text)
-            pending.chunks.append((chunk, sentences))
-            self._queued_sentences += len(sentences)
-            if self._queued_sentences >= self.batch_sentences:
+            pending.chunks.append((chunk, split_sentences(chunk.text)))
+            self._queued_chunks += 1
+            if self._queued_chunks >= self.batch_chunks:
                 self._flush()  # a failure here is not this document's: it ends the ingest
         if not pending.chunks and not pending.written:
             self._drop(pending)
@@ -234,63 +228,44 @@ class Ingester:
     def _drop(self, pending: _Pending) -> None:
         """Forget a document that cannot be indexed; what of it was written is rolled back."""
         self._queue.remove(pending)
-        self._queued_sentences -= sum(len(sentences) for _, sentences in pending.chunks)
+        self._queued_chunks -= len(pending.chunks)
         if pending.opened:
             self.builder.discard_document()
 
     def _flush(self) -> None:
-        """Embed the queued sentences in one call, write each queued document's chunks, close those fully read.
-
-        Sentences that an updated document's previous version already has keep their stored vectors.
-        """
-        texts: list[str] = []
-        stored: dict[int, np.ndarray] = {}  # position in `texts` -> vector
-        for pending in self._queue:
-            for _, sentences in pending.chunks:
-                for sentence in sentences:
-                    if (vector := pending.stored.get(sentence.text)) is not None:
-                        stored[len(texts)] = vector
-                    texts.append(sentence.text)
-        vectors = self._embed(texts, stored)
-        start = 0
+        """Embed the queued chunks' sentences in one call, write each queued document's chunks, close those read."""
+        texts = [[*dense_texts(chunk.text, [s.text for s in sentences])] for pending in self._queue
+                 for chunk, sentences in pending.chunks]
+        flat = [text for chunk in texts for text in chunk]
+        vectors = self.embedder.embed(flat) if flat else np.zeros((0, self.builder.dimensions), dtype=np.float32)
+        per_chunk, start = [], 0
+        for chunk in texts:
+            per_chunk.append(vectors[start:start + len(chunk)])
+            start += len(chunk)
+        position = 0
         for pending in self._queue:
             if pending.chunks:
-                count = sum(len(sentences) for _, sentences in pending.chunks)
-                self._write(pending, vectors[start:start + count])
-                start += count
+                count = len(pending.chunks)
+                self._write(pending, per_chunk[position:position + count])
+                position += count
             if pending.read:
                 notes = tuple(dict.fromkeys(pending.document.notes))
                 self.builder.close_document(title=pending.document.title, chunks=pending.written, notes=notes)
                 status: Status = "updated" if pending.replaces else "added"
                 self._finish(pending.position, FileResult(pending.source.key, status, pending.written, notes=notes))
         self._queue = [pending for pending in self._queue if not pending.read]
-        self._queued_sentences = 0
+        self._queued_chunks = 0
 
-    def _embed(self, texts: list[str], stored: dict[int, np.ndarray]) -> np.ndarray:
-        """One vector per text: as stored where `stored` has one for its position, else from the embedder."""
-        vectors = np.empty((len(texts), self.builder.dimensions), dtype=np.float32)
-        fresh = [position for position in range(len(texts)) if position not in stored]
-        if fresh:
-            vectors[fresh] = self.embedder.embed([texts[position] for position in fresh])
-        for position, vector in stored.items():
-            vectors[position] = vector
-        return vectors
-
-    def _write(self, pending: _Pending, vectors: np.ndarray) -> None:
-        """Write a document's queued chunks, given the vectors of their sentences in order."""
+    def _write(self, pending: _Pending, vectors: list[np.ndarray]) -> None:
+        """Write a document's queued chunks, given each one's dense vectors."""
         if not pending.opened:
             source = pending.source
             self.builder.open_document(source.key, sha256=pending.digest, size=source.size, mtime=source.mtime)
             pending.opened = True
-        per_chunk, start = [], 0
-        for _, sentences in pending.chunks:
-            per_chunk.append(vectors[start:start + len(sentences)])
-            start += len(sentences)
         self.builder.add_chunks(
             [chunk for chunk, _ in pending.chunks],
             [[(s.start, s.end) for s in sentences] for _, sentences in pending.chunks],
-            per_chunk,
-            np.stack([mean_vector(v) for v in per_chunk]),
+            vectors,
         )
         count = len(pending.chunks)
         pending.written += count

@@ -5,9 +5,17 @@
     <kb>/ingest.lock        held while an ingest or a removal writes (see `lock.py`)
     <kb>/gen-<id>/          one complete, immutable index:
         meta.sqlite         documents and chunks (text, offsets, sentence spans)
-        dense.faiss         IndexIDMap2(IndexFlatIP) over normalised chunk vectors, ids = chunk ids
-        sentences.npy       float16 sentence vectors, one row per sentence of every chunk
+        dense.faiss         IndexIDMap2 over half-precision static sentence vectors (inner product;
+                            see `offline/model/static.py`), id = chunk id << 16 | sentence
         bm25/ bm25_ids.npy  bm25s index over chunk texts, and the chunk id of each of its rows
+    <kb>/sentence-vectors.sqlite
+                            the judge's MiniLM sentence vectors, filled when chunks are first
+                            retrieved or by `veracity kb warm` (see `sentence_store.py`)
+
+Format version 1 (indexes built before sentence vectors were filled lazily) ranked by the mean MiniLM vector of a
+chunk's sentences and stored every sentence vector in the generation (`sentences.npy`). Such
+a knowledge base still answers searches as it is; the next ingest into it migrates it (see
+`writer.py`).
 
 An update writes a new generation next to the current one, in a folder `gen-<id>.partial`
 that is renamed `gen-<id>` once complete, and then replaces the manifest (an atomic rename),
@@ -21,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,8 +39,11 @@ from veracity.kb.checksums import FileRecord, parse_records
 from veracity.kb.chunking import ChunkSettings
 from veracity.kb.paths import unusable
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 """Bumped whenever the layout changes incompatibly."""
+
+LEGACY_FORMAT_VERSION = 1
+"""Still read: sentence vectors in the generation, MiniLM chunk vectors."""
 
 MANIFEST_NAME = "manifest.json"
 GENERATION_PREFIX = "gen-"
@@ -103,6 +115,11 @@ class Manifest:
     """Each file of the generation by its path inside it; None in manifests written before checksums existed."""
 
     @property
+    def legacy(self) -> bool:
+        """Whether this is a format-1 index (sentence vectors in `sentences.npy`, MiniLM chunk vectors)."""
+        return self.format_version == LEGACY_FORMAT_VERSION
+
+    @property
     def settings(self) -> ChunkSettings:
         """The chunk settings the knowledge base was built with."""
         return ChunkSettings(self.chunk_tokens, self.overlap_tokens)
@@ -132,11 +149,12 @@ def _typed(name: str, value: object, annotation: str) -> int | str:
     raise TypeError(f"{name} = {value!r} is not a valid {annotation}")
 
 
-def read_manifest(kb: Path, *, model_id: str, dimensions: int) -> Manifest | None:
+def read_manifest(kb: Path, *, models: Mapping[int, tuple[str, int]]) -> Manifest | None:
     """The manifest of the knowledge base at `kb`, or None when there is none there.
 
-    Raises `KnowledgeBaseError` when it is unreadable, from another format version, or
-    built with another embedding model.
+    `models` gives, for each format version this veracity reads, the embedding model id and
+    dimensions its dense index must have. Raises `KnowledgeBaseError` when it is unreadable,
+    from another format version, or built with another embedding model.
     """
     path = kb / MANIFEST_NAME
     if not path.exists():
@@ -149,10 +167,11 @@ def read_manifest(kb: Path, *, model_id: str, dimensions: int) -> Manifest | Non
         raise unusable(kb, f"{MANIFEST_NAME} cannot be read ({exc})") from exc
     if not isinstance(data, dict):
         raise unusable(kb, f"{MANIFEST_NAME} is not a JSON object")
-    if data.get("format_version") != FORMAT_VERSION:
-        raise unusable(
-            kb, f"it has format version {data.get('format_version')!r}; this veracity reads version {FORMAT_VERSION}"
-        )
+    version = data.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version not in models:
+        readable = " and ".join(str(v) for v in sorted(models))
+        raise unusable(kb, f"it has format version {version!r}; this veracity reads version {readable}")
+    model_id, dimensions = models[version]
     if data.get("model_id") != model_id or data.get("dimensions") != dimensions:
         raise unusable(
             kb, f"it was built with the embedding model {data.get('model_id')!r}; this veracity uses {model_id!r}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,6 +69,16 @@ class ChunkRecord:
     def sentences(self) -> list[str]:
         """The chunk's sentence texts, in order (the same as `split_sentences(text)` gives)."""
         return [self.text[start:end] for start, end in self.sentence_spans]
+
+
+@dataclass(frozen=True)
+class ChunkBatch:
+    """Consecutive chunks by id: their ids, texts, sentence texts and (format 1) first sentence rows."""
+
+    ids: list[int]
+    texts: list[str]
+    sentences: list[list[str]]
+    rows: list[int]
 
 
 def connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
@@ -167,13 +177,9 @@ def insert_chunk(connection: sqlite3.Connection, document_id: int, *, index: int
     return _inserted_id(cursor)
 
 
-def sentences_of(connection: sqlite3.Connection, document_id: int) -> list[tuple[list[str], int]]:
-    """A document's chunks as (sentence texts, first sentence row), in chunk order."""
-    rows = connection.execute(
-        "SELECT text, sentence_row, sentence_spans FROM chunks WHERE document_id = ? ORDER BY chunk_index",
-        (document_id,),
-    ).fetchall()
-    return [([text[start:end] for start, end in json.loads(spans)], row) for text, row, spans in rows]
+def chunk_sizes_of(connection: sqlite3.Connection, document_id: int) -> list[tuple[int, int]]:
+    """(id, sentence count) of a document's chunks."""
+    return connection.execute("SELECT id, sentence_count FROM chunks WHERE document_id = ?", (document_id,)).fetchall()
 
 
 def chunk_ids_of(connection: sqlite3.Connection, document_id: int) -> list[int]:
@@ -187,14 +193,26 @@ def delete_document(connection: sqlite3.Connection, document_id: int) -> None:
     connection.execute("DELETE FROM documents WHERE id = ?", (document_id,))
 
 
-def sentence_layout(connection: sqlite3.Connection) -> list[tuple[int, int, int]]:
-    """(chunk id, sentence row, sentence count) of every chunk, in chunk id order."""
-    return connection.execute("SELECT id, sentence_row, sentence_count FROM chunks ORDER BY id").fetchall()
+def chunk_batches(connection: sqlite3.Connection, size: int) -> Iterator[ChunkBatch]:
+    """Every chunk in id order, `size` at a time: ids, texts, sentence texts of each, first sentence rows."""
+    last = -1
+    while True:
+        rows = connection.execute(
+            "SELECT id, text, sentence_spans, sentence_row FROM chunks WHERE id > ? ORDER BY id LIMIT ?", (last, size)
+        ).fetchall()
+        if not rows:
+            return
+        last = rows[-1][0]
+        yield ChunkBatch(
+            ids=[row[0] for row in rows], texts=[row[1] for row in rows],
+            sentences=[[text[start:end] for start, end in json.loads(spans)] for _, text, spans, _ in rows],
+            rows=[row[3] for row in rows],
+        )
 
 
-def set_sentence_rows(connection: sqlite3.Connection, rows: Iterable[tuple[int, int]]) -> None:
-    """Set the first sentence row of chunks, given (row, chunk id) pairs."""
-    connection.executemany("UPDATE chunks SET sentence_row = ? WHERE id = ?", rows)
+def clear_sentence_rows(connection: sqlite3.Connection) -> None:
+    """Forget where a format-1 index kept each chunk's sentence vectors."""
+    connection.execute("UPDATE chunks SET sentence_row = 0")
 
 
 def chunk_texts(connection: sqlite3.Connection) -> tuple[list[int], list[str]]:

@@ -1,8 +1,8 @@
-"""Sentence vectors on disk: float16 rows in a memory-mapped .npy, written without holding them all."""
+"""Vector helpers: dense ids of sentence vectors, normalisation, and format-1 sentence vector files."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,11 +13,28 @@ STORED_DTYPE = np.float16
 """Sentence vectors are stored at half precision: half the disk, and well within the judge's tolerance."""
 
 
-def mean_vector(sentence_vectors: NDArray[np.floating[Any]]) -> NDArray[np.float32]:
-    """A chunk's dense vector: the L2-normalised mean of its sentence vectors (float32)."""
-    mean: NDArray[np.float32] = np.asarray(sentence_vectors, dtype=np.float32).mean(axis=0)
-    unit: NDArray[np.float32] = mean / max(float(np.linalg.norm(mean)), 1e-12)
-    return unit
+SENTENCE_ID_BITS = 16
+"""A dense id is the chunk id shifted left by this many bits, plus the sentence's place in the chunk."""
+
+
+def dense_ids(chunk_id: int, vectors: int) -> list[int]:
+    """The dense ids of a chunk's `vectors` sentence vectors."""
+    return [(chunk_id << SENTENCE_ID_BITS) | place for place in range(min(vectors, 1 << SENTENCE_ID_BITS))]
+
+
+def chunk_of(dense_id: int) -> int:
+    """The chunk a dense id belongs to."""
+    return dense_id >> SENTENCE_ID_BITS
+
+
+def vector_count(sentences: int) -> int:
+    """How many dense vectors a chunk of `sentences` sentences has (a chunk without any has one, of its text)."""
+    return min(max(sentences, 1), 1 << SENTENCE_ID_BITS)
+
+
+def dense_texts(chunk_text: str, sentences: Sequence[str]) -> list[str]:
+    """The texts a chunk's dense vectors are made of: its sentences (its whole text if it has none)."""
+    return list(sentences[:vector_count(len(sentences))]) if sentences else [chunk_text]
 
 
 def normalised(vectors: NDArray[np.floating[Any]]) -> NDArray[np.float32]:
@@ -27,48 +44,7 @@ def normalised(vectors: NDArray[np.floating[Any]]) -> NDArray[np.float32]:
     return unit
 
 
-class SentenceSpool:
-    """Append-only scratch file for the sentence vectors of the documents being ingested."""
-
-    def __init__(self, path: Path, dimensions: int) -> None:
-        self.path = path
-        self.dimensions = dimensions
-        self.rows = 0
-        self._handle = open(path, "wb")  # noqa: SIM115 - appended to across calls, closed by finish/close
-
-    def append(self, vectors: np.ndarray) -> int:
-        """Write rows at the end; return the spool row of the first one."""
-        first = self.rows
-        self._handle.write(np.ascontiguousarray(vectors, dtype=STORED_DTYPE).tobytes())
-        self.rows += len(vectors)
-        return first
-
-    def finish(self) -> np.ndarray:
-        """Close the spool and map it for reading."""
-        self._handle.close()
-        if not self.rows:
-            return np.zeros((0, self.dimensions), dtype=STORED_DTYPE)
-        return np.memmap(self.path, dtype=STORED_DTYPE, mode="r", shape=(self.rows, self.dimensions))
-
-    def close(self) -> None:
-        """Close the file (it is deleted with its generation folder)."""
-        self._handle.close()
-
-
-def write_sentences(path: Path, total: int, dimensions: int, segments: Iterable[np.ndarray]) -> None:
-    """Write `total` rows, given as consecutive segments, to a new .npy file."""
-    out = np.lib.format.open_memmap(path, mode="w+", dtype=STORED_DTYPE, shape=(total, dimensions))
-    position = 0
-    for segment in segments:
-        out[position:position + len(segment)] = segment
-        position += len(segment)
-    if position != total:
-        raise ValueError(f"wrote {position} sentence vectors, expected {total}")
-    out.flush()
-    del out
-
-
 def read_sentences(path: Path) -> NDArray[np.float16]:
-    """Memory-map a sentence vector file."""
+    """Memory-map a format-1 sentence vector file."""
     mapped: NDArray[np.float16] = np.load(path, mmap_mode="r", allow_pickle=False)
     return mapped

@@ -12,8 +12,9 @@ import os
 import shutil
 import sqlite3
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -40,7 +41,33 @@ from veracity.kb.manifest import (
     write_manifest,
 )
 from veracity.kb.paths import unusable
-from veracity.kb.vectors import SentenceSpool, write_sentences
+from veracity.kb.sentence_store import SentenceVectorStore
+from veracity.kb.vectors import dense_ids, dense_texts, normalised, vector_count
+
+if TYPE_CHECKING:
+    import faiss
+
+MIGRATION_BATCH = 512
+"""Chunks re-embedded (and sentence rows moved) per step when a format-1 index is migrated."""
+
+
+class ChunkEmbedder(Protocol):
+    """What the builder needs of an embedder: a unit vector for each sentence."""
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One vector per text."""
+        ...
+
+
+def new_dense_index(dimensions: int) -> faiss.Index:
+    """An empty dense index under our own ids: inner products over vectors kept at half precision.
+
+    Half the memory of float32, and faster to scan (one vector per sentence makes it large).
+    """
+    import faiss
+
+    flat = faiss.IndexScalarQuantizer(dimensions, faiss.ScalarQuantizer.QT_fp16, faiss.METRIC_INNER_PRODUCT)
+    return faiss.IndexIDMap2(flat)
 
 
 def _sync_files(folder: Path) -> None:
@@ -59,30 +86,32 @@ class GenerationBuilder:
     """
 
     def __init__(self, kb: Path, previous: Manifest | None, settings: ChunkSettings, *, model_id: str,
-                 dimensions: int) -> None:
-        import faiss
+                 dimensions: int, chunk_embedder: ChunkEmbedder, sentence_store: SentenceVectorStore) -> None:
 
         self.kb = kb
         self.previous = previous
         self.settings = settings
         self.model_id = model_id
         self.dimensions = dimensions
+        self.chunk_embedder = chunk_embedder
         self.changed = False
+        self.migrated = False
+        """True when `previous` was a format-1 index, rewritten in the current format by this builder."""
         self._committed = False
         self._generation = f"{GENERATION_PREFIX}{uuid.uuid4().hex[:12]}"
         self.files = GenerationFiles(kb / f"{self._generation}{PARTIAL_SUFFIX}")  # renamed by `commit`
         self.files.folder.mkdir(parents=True)
-        self._open: tuple[int, list[int], list[int]] | None = None  # document id, old chunk ids, new chunk ids
+        self._open: tuple[int, list[int], list[int]] | None = None  # document id, old dense ids, new chunk ids
+        self._new_dense: list[int] = []  # dense ids of the open document's new chunks
         # Dense ids of deleted chunks, removed in one pass by `commit`: each removal scans the whole index.
         self._stale: list[int] = []
         try:
             if previous is None:
-                self._old_sentences = np.zeros((0, dimensions), dtype=np.float16)
-                self._dense: faiss.Index = faiss.IndexIDMap2(faiss.IndexFlatIP(dimensions))
+                self._dense: faiss.Index = new_dense_index(dimensions)
             else:
                 verify_contents(kb, previous)  # never carry damage forward into the next generation
-                self._old_sentences = load_sentences(kb, previous)
-                self._dense = load_dense(kb, previous)
+                if not previous.legacy:
+                    self._dense = load_dense(kb, previous)
                 try:
                     metadata.copy_database(previous.files(kb).meta, self.files.meta)
                 except sqlite3.Error as exc:
@@ -91,28 +120,39 @@ class GenerationBuilder:
             self._db = open_metadata(kb, self.files, readonly=False)
             if previous is not None:
                 check_counts(kb, self._db, previous)
+                if previous.legacy:
+                    self._dense = self._migrate(previous, sentence_store)
             self._db.execute("BEGIN")
-            self._spool = SentenceSpool(self.files.spool, dimensions)
         except BaseException:
             if hasattr(self, "_db"):
                 self._db.close()
             shutil.rmtree(self.files.folder, ignore_errors=True)
             raise
 
+    def _migrate(self, previous: Manifest, sentence_store: SentenceVectorStore) -> faiss.Index:
+        """Rewrite a format-1 index: static sentence vectors for ranking, its MiniLM ones moved to the store."""
+        dense = new_dense_index(self.dimensions)
+        old_sentences = load_sentences(self.kb, previous)
+        for batch in metadata.chunk_batches(self._db, MIGRATION_BATCH):
+            texts = [dense_texts(text, sentences) for text, sentences in zip(batch.texts, batch.sentences, strict=True)]
+            vectors = self.chunk_embedder.embed([text for chunk in texts for text in chunk])
+            ids = [dense_id for chunk_id, chunk in zip(batch.ids, texts, strict=True)
+                   for dense_id in dense_ids(chunk_id, len(chunk))]
+            dense.add_with_ids(vectors, np.asarray(ids, dtype=np.int64))
+            stored = [old_sentences[row:row + len(chunk)] for chunk, row in zip(batch.sentences, batch.rows,
+                                                                                 strict=True)]
+            sentence_store.store([text for chunk in batch.sentences for text in chunk],
+                                 normalised(np.concatenate(stored)))
+        metadata.clear_sentence_rows(self._db)
+        self._db.commit()
+        self.migrated = self.changed = True
+        return dense
+
     # ------------------------------------------------------------------ reading
 
     def find(self, path: str) -> tuple[int, metadata.DocumentInfo] | None:
         """The document stored under `path`, if any."""
         return metadata.find_document(self._db, path)
-
-    def stored_sentences(self, document_id: int) -> dict[str, np.ndarray]:
-        """The sentence vectors of a document of the previous generation by text (float16 rows, read when used)."""
-        old_rows = self._old_sentences.shape[0]
-        vectors: dict[str, np.ndarray] = {}
-        for sentences, row in metadata.sentences_of(self._db, document_id):
-            if row + len(sentences) <= old_rows:  # rows beyond are this ingest's own, still in the spool
-                vectors.update((text, self._old_sentences[row + offset]) for offset, text in enumerate(sentences))
-        return vectors
 
     def matching(self, exact: str, prefix: str | None) -> list[tuple[int, str]]:
         """(id, path) of documents at `exact` or under `prefix`."""
@@ -127,25 +167,28 @@ class GenerationBuilder:
         self._db.execute("SAVEPOINT document")
         old_ids: list[int] = []
         if (existing := self.find(path)) is not None:
-            old_ids = metadata.chunk_ids_of(self._db, existing[0])
+            old_ids = self._dense_ids_of(existing[0])
             metadata.delete_document(self._db, existing[0])
         document_id = metadata.insert_document(self._db, path, sha256=sha256, size=size, mtime=mtime,
                                                ingested_at=utc_now())
         self._open = (document_id, old_ids, [])
+        self._new_dense = []
         return document_id
 
     def add_chunks(self, chunks: Sequence[Chunk], spans: Sequence[Sequence[tuple[int, int]]],
-                   sentence_vectors: Sequence[np.ndarray], chunk_vectors: np.ndarray) -> None:
-        """Add chunks of the open document with their sentence spans and vectors."""
+                   vectors: Sequence[np.ndarray]) -> None:
+        """Add chunks of the open document with their sentence spans and dense vectors (see `dense_texts`)."""
         document_id, _, new_ids = self._require_open()
-        for chunk, chunk_spans, vectors in zip(chunks, spans, sentence_vectors, strict=True):
-            row = self._old_sentences.shape[0] + self._spool.append(vectors)
-            new_ids.append(metadata.insert_chunk(
+        for chunk, chunk_spans, chunk_vectors in zip(chunks, spans, vectors, strict=True):
+            chunk_id = metadata.insert_chunk(
                 self._db, document_id, index=chunk.index, start=chunk.start, end=chunk.end, text=chunk.text,
-                sentence_row=row, sentence_spans=chunk_spans,
-            ))
-        ids = np.asarray(new_ids[-len(chunks):], dtype=np.int64)
-        self._dense.add_with_ids(np.asarray(chunk_vectors, dtype=np.float32), ids)
+                sentence_row=0, sentence_spans=chunk_spans,
+            )
+            new_ids.append(chunk_id)
+            ids = dense_ids(chunk_id, vector_count(len(chunk_spans)))
+            self._dense.add_with_ids(np.asarray(chunk_vectors[:len(ids)], dtype=np.float32),
+                                     np.asarray(ids, dtype=np.int64))
+            self._new_dense.extend(ids)
 
     def close_document(self, *, title: str, chunks: int, notes: Sequence[str]) -> None:
         """Keep the open document; its previous version, if any, is dropped."""
@@ -158,18 +201,22 @@ class GenerationBuilder:
 
     def discard_document(self) -> None:
         """Undo everything since `open_document`: the previous version, if any, stays."""
-        _, _, new_ids = self._require_open()
+        self._require_open()
         self._db.execute("ROLLBACK TO document")
         self._db.execute("RELEASE document")
         # Now, not at commit: the rollback hands these ids out again to the next chunks added.
-        self._remove_dense(new_ids)
-        self._open = None  # its spooled sentence rows are unreferenced and dropped by `commit`
+        self._remove_dense(self._new_dense)
+        self._open = None
 
     def remove(self, document_id: int) -> None:
         """Remove a document and its chunks."""
-        self._stale.extend(metadata.chunk_ids_of(self._db, document_id))
+        self._stale.extend(self._dense_ids_of(document_id))
         metadata.delete_document(self._db, document_id)
         self.changed = True
+
+    def _dense_ids_of(self, document_id: int) -> list[int]:
+        return [dense_id for chunk_id, sentences in metadata.chunk_sizes_of(self._db, document_id)
+                for dense_id in dense_ids(chunk_id, vector_count(sentences))]
 
     def _require_open(self) -> tuple[int, list[int], list[int]]:
         if self._open is None:
@@ -183,43 +230,12 @@ class GenerationBuilder:
 
     # ------------------------------------------------------------------ finishing
 
-    def _sentence_segments(self, spooled: np.ndarray, layout: list[tuple[int, int, int]]) -> Iterator[np.ndarray]:
-        """The sentence rows of every remaining chunk in chunk id order, merged into contiguous runs."""
-        old_rows = self._old_sentences.shape[0]
-        run: tuple[int, int] | None = None
-        for _, row, count in layout:
-            if run is not None and row == run[1] and (row < old_rows) == (run[0] < old_rows):
-                run = (run[0], run[1] + count)
-                continue
-            if run is not None:
-                yield self._rows(spooled, *run)
-            run = (row, row + count)
-        if run is not None:
-            yield self._rows(spooled, *run)
-
-    def _rows(self, spooled: np.ndarray, start: int, end: int) -> np.ndarray:
-        old_rows = self._old_sentences.shape[0]
-        if start < old_rows:
-            return self._old_sentences[start:end]
-        return spooled[start - old_rows:end - old_rows]
-
     def commit(self) -> Manifest:
         """Write the remaining files, switch the manifest to the new generation, and delete older ones."""
         import faiss
 
         if self._open is not None:
             raise RuntimeError("close or discard the open document first")
-        spooled = self._spool.finish()
-        layout = metadata.sentence_layout(self._db)
-        total = sum(count for _, _, count in layout)
-        write_sentences(self.files.sentences, total, self.dimensions, self._sentence_segments(spooled, layout))
-        del spooled
-        self.files.spool.unlink()
-        new_rows, position = [], 0
-        for chunk_id, _, count in layout:
-            new_rows.append((position, chunk_id))
-            position += count
-        metadata.set_sentence_rows(self._db, new_rows)
         self._db.execute("COMMIT")
         chunk_ids, texts = metadata.chunk_texts(self._db)
         if chunk_ids:
@@ -250,7 +266,6 @@ class GenerationBuilder:
         """Drop the new generation; the current one stays as it was."""
         if self._committed:
             return
-        self._spool.close()
         self._db.close()
         shutil.rmtree(self.files.folder, ignore_errors=True)
 

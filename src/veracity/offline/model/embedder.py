@@ -76,7 +76,10 @@ class Embedder:
         )
         tokenizer_file = resources.files("veracity.offline").joinpath("assets/minilm-tokenizer.json")
         self._tokenizer = Tokenizer.from_str(tokenizer_file.read_text(encoding="utf-8"))
-        self._tokenizer.enable_truncation(max_length=max_length)  # no padding: `_run_encoded` pads each batch
+        self._tokenizer.enable_truncation(max_length=max_length)
+        # The bundled tokenizer pads every text to 128 tokens; `_run_encoded` pads each batch to its
+        # own longest text instead (the same vectors, bit for bit: padding is masked).
+        self._tokenizer.no_padding()
         self._batch_tokens = batch_tokens
         self._cache: OrderedDict[bytes, NDArray[np.float32]] = OrderedDict()
         self._cache_size = cache_size
