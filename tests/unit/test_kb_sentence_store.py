@@ -93,6 +93,8 @@ def test_an_unusable_store_costs_recomputation_not_a_search(old_kb: KnowledgeBas
     assert "Eiffel Tower" in hits[0].text
     assert "not kept between runs" in caplog.text
     assert KnowledgeBase(kb.path).stats().sentence_vectors == 0
+    with pytest.raises(KnowledgeBaseError, match="cannot store sentence vectors"):
+        KnowledgeBase(kb.path).warm()
 
 
 def test_stored_rows_of_the_wrong_size_are_recomputed(tmp_path: Path) -> None:

@@ -321,6 +321,7 @@ class KnowledgeBase:
 
         Optional: a search computes a chunk's vectors the first time it returns it. Work is
         stored every `WARM_BATCH` sentences, so an interrupted warm-up keeps what it did.
+        Raises `KnowledgeBaseError` when the vectors cannot be stored.
         """
         progress = progress or WarmProgress()
         started = time.perf_counter()
@@ -341,7 +342,9 @@ class KnowledgeBase:
         embedder = self._embedder or bulk_embedder()
         for start in range(0, len(missing), WARM_BATCH):
             part = missing[start:start + WARM_BATCH]
-            self.sentence_store.store(part, embedder.embed(part))
+            if self.sentence_store.store(part, embedder.embed(part)) < len(part):
+                raise KnowledgeBaseError(f"cannot store sentence vectors in {self.sentence_store.path} (is the folder "
+                                         "writable? the warning above says why); searches still work without them")
             progress.advanced(len(part))
         return WarmReport(len(missing), len(texts), time.perf_counter() - started)
 

@@ -169,7 +169,9 @@ def default_embedder() -> Embedder:
 
 @functools.lru_cache(maxsize=1)
 def _load_default_embedder() -> Embedder:
-    return Embedder()
+    # Token-budget batches: a knowledge-base search embeds the sentences of chunks it returns for
+    # the first time (hundreds at once), whose lengths vary widely; sorting by tokens keeps padding small.
+    return Embedder(batch_tokens=BULK_BATCH_TOKENS)
 
 
 BULK_BATCH_TOKENS = 1024
