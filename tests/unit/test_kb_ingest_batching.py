@@ -13,7 +13,7 @@ import pytest
 from rich.console import Console
 
 import veracity.kb.ingest
-from tests.unit.kb_fixtures import write
+from tests.unit.kb_fixtures import model_runs, write
 from veracity.cli.knowledge_base import CliProgress
 from veracity.kb import FileResult, KnowledgeBase
 from veracity.kb.ingest import read_source
@@ -52,19 +52,6 @@ def _contents(kb: KnowledgeBase) -> tuple[list[tuple], np.ndarray]:
     ids = [dense_id for row in rows for dense_id in dense_ids(row[6], vector_count(row[7]))]
     assert dense.ntotal == len(ids)
     return [row[:6] for row in rows], np.stack([dense.reconstruct(dense_id) for dense_id in ids])
-
-
-def _count_model_runs(monkeypatch: pytest.MonkeyPatch, embedder: Embedder) -> list[int]:
-    """Count the texts the transformer runs on (cache hits are not counted), call by call."""
-    runs: list[int] = []
-    real_run = embedder._run
-
-    def counting_run(texts):
-        runs.append(len(texts))
-        return real_run(texts)
-
-    monkeypatch.setattr(embedder, "_run", counting_run)
-    return runs
 
 
 def _count_embed_calls(monkeypatch: pytest.MonkeyPatch, embedder: object) -> list[int]:
@@ -254,31 +241,31 @@ def test_sentence_vectors_are_computed_on_first_retrieval_and_kept(kb: Knowledge
     assert kb.stats().sentence_vectors == 0  # ingest embeds none
 
     first = Embedder(threads=1)  # an empty cache, as in a new process
-    calls = _count_model_runs(monkeypatch, first)
+    runs = model_runs(monkeypatch, first)
     hit = KnowledgeBase(kb.path, embedder=first).search("Station 12 lies on line 0", limit=1)[0]
     chunk_sentences = list(dict.fromkeys(s.text for s in split_sentences(hit.text)))
-    assert calls[0] == 1 and len(calls) == 2  # the query, then the sentences of the chunks reranked, together
-    assert kb.stats().sentence_vectors == calls[1] >= len(chunk_sentences)
+    assert [len(run) for run in runs][:1] == [1] and len(runs) == 2  # the query, then the reranked chunks' sentences
+    assert kb.stats().sentence_vectors == len(runs[1]) >= len(chunk_sentences)
     primed = first.embed(chunk_sentences)
-    assert len(calls) == 2  # served from the cache the search primed
+    assert len(runs) == 2  # served from the cache the search primed
     assert np.allclose(primed, default_embedder().embed(chunk_sentences), atol=1e-3)
 
     later = Embedder(threads=1)  # another process: the vectors come from the store, not the model
-    later_calls = _count_model_runs(monkeypatch, later)
+    later_runs = model_runs(monkeypatch, later)
     KnowledgeBase(kb.path, embedder=later).search("Station 12 lies on line 0", limit=1)
-    assert later_calls == [1]  # the query alone
+    assert later_runs == [["Station 12 lies on line 0"]]  # the query alone
     assert np.allclose(later.embed(chunk_sentences), primed, atol=1e-3)
-    assert later_calls == [1]
+    assert len(later_runs) == 1
 
     KnowledgeBase(kb.path).warm()  # every sentence has a vector now
     sentences[12] = "Station twelve was rebuilt after a fire."  # an edit keeps the unchanged sentences' vectors
     write(path, " ".join(sentences))
     assert KnowledgeBase(kb.path).ingest([path]).results[0].status == "updated"
     edited = Embedder(threads=1)
-    edited_calls = _count_model_runs(monkeypatch, edited)
+    edited_runs = model_runs(monkeypatch, edited)
     hit = KnowledgeBase(kb.path, embedder=edited).search("Station twelve was rebuilt after a fire", limit=1)[0]
     assert sentences[12] in hit.text
-    assert edited_calls == [1, 1]  # the query, then the new sentence alone
+    assert edited_runs[1:] == [[sentences[12]]]  # after the query, the new sentence alone
 
 
 def test_warm_fills_every_sentence_vector_and_is_resumable(kb: KnowledgeBase, tmp_path: Path,
@@ -290,9 +277,9 @@ def test_warm_fills_every_sentence_vector_and_is_resumable(kb: KnowledgeBase, tm
     stored = kb.stats().sentence_vectors
     assert 0 < stored < len(distinct)
     embedder = Embedder(threads=1)
-    calls = _count_model_runs(monkeypatch, embedder)
+    runs = model_runs(monkeypatch, embedder)
     report = KnowledgeBase(kb.path, embedder=embedder).warm()
     assert (report.computed, report.sentences) == (len(distinct) - stored, len(distinct))
-    assert sum(calls) == len(distinct) - stored
+    assert sum(len(run) for run in runs) == len(distinct) - stored
     assert kb.stats().sentence_vectors == len(distinct)
     assert KnowledgeBase(kb.path, embedder=embedder).warm().computed == 0

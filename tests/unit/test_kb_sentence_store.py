@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.unit.kb_fixtures import TOWER, corrupt, write
+from tests.unit.kb_fixtures import TOWER, corrupt, model_runs, write
 from veracity.kb import KnowledgeBase, KnowledgeBaseError
 from veracity.kb.manifest import FORMAT_VERSION, LEGACY_FORMAT_VERSION
 from veracity.kb.sentence_store import STORE_NAME, SentenceVectorStore
@@ -28,24 +28,12 @@ def old_kb(tmp_path: Path) -> KnowledgeBase:
     return KnowledgeBase(target)
 
 
-def _model_runs(monkeypatch: pytest.MonkeyPatch, embedder: Embedder) -> list[list[str]]:
-    runs: list[list[str]] = []
-    real_run = embedder._run
-
-    def counting_run(texts):
-        runs.append(list(texts))
-        return real_run(texts)
-
-    monkeypatch.setattr(embedder, "_run", counting_run)
-    return runs
-
-
 def test_a_format_1_index_answers_searches_from_its_own_vectors(old_kb: KnowledgeBase,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     manifest = old_kb.manifest()
     assert (manifest.format_version, manifest.model_id) == (LEGACY_FORMAT_VERSION, MODEL_ID)
     embedder = Embedder(threads=1)
-    runs = _model_runs(monkeypatch, embedder)
+    runs = model_runs(monkeypatch, embedder)
     hits = KnowledgeBase(old_kb.path, embedder=embedder).search("What is the capital of Australia?", limit=1)
     assert "Canberra is the capital of Australia." in hits[0].text
     assert runs == [["What is the capital of Australia?"]]  # its sentence vectors are stored in it
@@ -69,7 +57,7 @@ def test_the_next_ingest_migrates_a_format_1_index(old_kb: KnowledgeBase, tmp_pa
     assert len(moved) == 2
     assert max(float(np.max(vector @ old_vectors.T)) for vector in moved.values()) > 0.999  # the stored rows
     embedder = Embedder(threads=1)
-    runs = _model_runs(monkeypatch, embedder)
+    runs = model_runs(monkeypatch, embedder)
     hits = KnowledgeBase(old_kb.path, embedder=embedder).search("What is the capital of Australia?", limit=1)
     assert "Canberra is the capital of Australia." in hits[0].text
     assert "Canberra is the capital of Australia." not in [text for run in runs for text in run]

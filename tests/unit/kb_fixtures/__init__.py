@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from veracity.kb import KnowledgeBase, ensure_demo
+from veracity.offline.model.embedder import Embedder
 
 AUSTRALIA = (
     "# Australia facts\n\n"
@@ -42,6 +43,19 @@ def demo_kb(demo_template: Path, tmp_path: Path) -> KnowledgeBase:
 def kb(tmp_path: Path) -> KnowledgeBase:
     """A knowledge base location that does not exist yet."""
     return KnowledgeBase(tmp_path / "kb")
+
+
+def model_runs(monkeypatch: pytest.MonkeyPatch, embedder: Embedder) -> list[list[str]]:
+    """Record the texts an embedder's transformer runs on, call by call (cache hits never reach it)."""
+    runs: list[list[str]] = []
+    real_run = embedder._run
+
+    def recording_run(texts):
+        runs.append(list(texts))
+        return real_run(texts)
+
+    monkeypatch.setattr(embedder, "_run", recording_run)
+    return runs
 
 
 def write(path: Path, content: str | bytes) -> Path:
