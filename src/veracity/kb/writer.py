@@ -3,7 +3,9 @@
 Nothing the current generation holds is modified, so readers keep working while a builder runs,
 and an ingest that fails or is interrupted leaves the knowledge base exactly as it was. The new
 generation is written in a `.partial` folder, renamed when complete: one killed part-way is
-never taken for a knowledge base (see `manifest.py`).
+never taken for a knowledge base (see `manifest.py`). A builder over a format-1 generation
+migrates it: every chunk gets static sentence vectors, and its stored MiniLM sentence vectors
+move to the sentence store, so nothing is embedded again.
 """
 
 from __future__ import annotations
