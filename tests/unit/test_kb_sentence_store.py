@@ -91,6 +91,7 @@ def test_stored_rows_of_the_wrong_size_are_recomputed(tmp_path: Path) -> None:
     assert store.store(["one", "two"], vectors) == 2
     other = SentenceVectorStore(tmp_path, model_id="m", dimensions=4)  # another process, the same file
     assert np.array_equal(other.lookup(["one", "two", "three"])["two"], vectors[1])
+    assert other.absent(["three", "one", "four"]) == ["three", "four"]
     assert SentenceVectorStore(tmp_path, model_id="other model", dimensions=4).lookup(["one"]) == {}
     assert SentenceVectorStore(tmp_path, model_id="m", dimensions=8).lookup(["one"]) == {}  # 4 values, not 8
     assert other.count() == 2

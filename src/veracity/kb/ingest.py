@@ -1,8 +1,8 @@
-"""The ingest pipeline: read -> load -> chunk -> embed chunks -> write.
+"""The ingest pipeline: read -> load -> chunk -> embed sentences (static vectors) -> write.
 
 Each sentence of a chunk gets a static vector (a table lookup, see `offline/model/static.py`)
-for dense ranking; the MiniLM vectors of its sentences, which only the judge reads, are computed when a
-search first returns it (see `sentence_store.py`). The chunks of consecutive documents are
+for dense ranking; the MiniLM vectors of its sentences, which the judge reads, are computed
+when a search first returns the chunk (see `sentence_store.py`). The chunks of consecutive documents are
 embedded together, `EMBED_BATCH_CHUNKS` at a time, and then written document by document. A
 document that fails part-way is rolled back on its own; the others, and whatever was indexed
 before, are kept.
@@ -21,11 +21,12 @@ import numpy as np
 from veracity.kb.chunking import Chunk, ChunkSettings, chunk_stream
 from veracity.kb.loaders import STREAM_THRESHOLD, LoadedDocument, SkipDocument, load
 from veracity.kb.sources import NotRegularFile, Skipped, Source
-from veracity.kb.vectors import dense_texts
+from veracity.kb.vectors import embed_dense
 from veracity.offline.sentences import Sentence, split_sentences
 
 if TYPE_CHECKING:
-    from veracity.kb.writer import ChunkEmbedder, GenerationBuilder
+    from veracity.kb.vectors import ChunkEmbedder
+    from veracity.kb.writer import GenerationBuilder
 
 Status = Literal["added", "updated", "unchanged", "skipped", "removed"]
 
@@ -234,14 +235,8 @@ class Ingester:
 
     def _flush(self) -> None:
         """Embed the queued chunks' sentences in one call, write each queued document's chunks, close those read."""
-        texts = [[*dense_texts(chunk.text, [s.text for s in sentences])] for pending in self._queue
-                 for chunk, sentences in pending.chunks]
-        flat = [text for chunk in texts for text in chunk]
-        vectors = self.embedder.embed(flat) if flat else np.zeros((0, self.builder.dimensions), dtype=np.float32)
-        per_chunk, start = [], 0
-        for chunk in texts:
-            per_chunk.append(vectors[start:start + len(chunk)])
-            start += len(chunk)
+        per_chunk = embed_dense(self.embedder, [(chunk.text, [s.text for s in sentences]) for pending in self._queue
+                                                for chunk, sentences in pending.chunks])
         position = 0
         for pending in self._queue:
             if pending.chunks:

@@ -12,10 +12,10 @@
                             the judge's MiniLM sentence vectors, filled when chunks are first
                             retrieved or by `veracity kb warm` (see `sentence_store.py`)
 
-Format version 1 (indexes built before sentence vectors were filled lazily) ranked by the mean MiniLM vector of a
-chunk's sentences and stored every sentence vector in the generation (`sentences.npy`). Such
-a knowledge base still answers searches as it is; the next ingest into it migrates it (see
-`writer.py`).
+Format version 1 (indexes built before sentence vectors were filled lazily) ranked by the
+mean MiniLM vector of a chunk's sentences and stored every sentence vector in the generation
+(`sentences.npy`). Such a knowledge base still answers searches as it is; the next ingest into
+it migrates it (see `writer.py`).
 
 An update writes a new generation next to the current one, in a folder `gen-<id>.partial`
 that is renamed `gen-<id>` once complete, and then replaces the manifest (an atomic rename),

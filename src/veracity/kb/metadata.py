@@ -182,11 +182,6 @@ def chunk_sizes_of(connection: sqlite3.Connection, document_id: int) -> list[tup
     return connection.execute("SELECT id, sentence_count FROM chunks WHERE document_id = ?", (document_id,)).fetchall()
 
 
-def chunk_ids_of(connection: sqlite3.Connection, document_id: int) -> list[int]:
-    """Ids of a document's chunks."""
-    return [row[0] for row in connection.execute("SELECT id FROM chunks WHERE document_id = ?", (document_id,))]
-
-
 def delete_document(connection: sqlite3.Connection, document_id: int) -> None:
     """Delete a document and its chunks."""
     connection.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))

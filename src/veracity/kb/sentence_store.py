@@ -1,6 +1,6 @@
 """The judge's sentence vectors, stored beside the index the first time a chunk is retrieved.
 
-Ingest embeds only what ranking needs (one static vector per chunk). The MiniLM vectors of a
+Ingest embeds only what ranking needs (static sentence vectors). The MiniLM vectors of a
 chunk's sentences, which the offline judge reads, are computed when a search first returns the
 chunk, kept here and reused by every later search, by other processes too (`veracity kb warm`
 fills them all ahead of time). Rows are keyed by a hash of the model and the sentence text, so
@@ -66,9 +66,21 @@ class SentenceVectorStore:
 
     def lookup(self, texts: Sequence[str]) -> dict[str, NDArray[np.float32]]:
         """The stored vectors of those texts that have one (unit-length float32 rows)."""
-        keys = {_key(self.model_id, text): text for text in texts}
-        found: dict[str, NDArray[np.float32]] = {}
         size = self.dimensions * np.dtype(STORED_DTYPE).itemsize
+        return {text: np.frombuffer(blob, dtype=STORED_DTYPE).astype(np.float32)
+                for text, blob in self._select(texts, with_vectors=True)
+                if isinstance(blob, bytes) and len(blob) == size}  # anything else is recomputed
+
+    def absent(self, texts: Sequence[str]) -> list[str]:
+        """Those of `texts` with no stored vector (their vectors are not read)."""
+        present = {text for text, _ in self._select(texts, with_vectors=False)}
+        return [text for text in texts if text not in present]
+
+    def _select(self, texts: Sequence[str], *, with_vectors: bool) -> list[tuple[str, object]]:
+        """(text, stored blob or None) of the texts that have a row, a bounded number of keys per query."""
+        keys = {_key(self.model_id, text): text for text in texts}
+        column = "vector" if with_vectors else "NULL"
+        found: list[tuple[str, object]] = []
         with self._lock:
             connection = self._connect()
             if connection is None:
@@ -77,11 +89,8 @@ class SentenceVectorStore:
             try:
                 for start in range(0, len(ordered), _LOOKUP_BATCH):
                     part = ordered[start:start + _LOOKUP_BATCH]
-                    marks = ",".join("?" * len(part))
-                    query = f"SELECT key, vector FROM vectors WHERE key IN ({marks})"
-                    for key, blob in connection.execute(query, part):
-                        if isinstance(blob, bytes) and len(blob) == size:  # anything else is recomputed
-                            found[keys[key]] = np.frombuffer(blob, dtype=STORED_DTYPE).astype(np.float32)
+                    query = f"SELECT key, {column} FROM vectors WHERE key IN ({','.join('?' * len(part))})"
+                    found.extend((keys[key], value) for key, value in connection.execute(query, part))
             except sqlite3.Error as exc:
                 logger.warning("could not read stored sentence vectors: %s", exc)
         return found

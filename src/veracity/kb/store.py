@@ -46,12 +46,13 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from veracity.kb.index import Candidate, IndexReader
-    from veracity.kb.writer import ChunkEmbedder, GenerationBuilder
+    from veracity.kb.vectors import ChunkEmbedder
+    from veracity.kb.writer import GenerationBuilder
     from veracity.offline.model.embedder import Embedder
 
 RERANK_EXTRA = 3
-"""A search reranks this many chunks beyond those it returns (on 907 Climate-FEVER claims, recall@5
-of the gold evidence rose from 0.637 to 0.662 with 3; see BENCHMARKS.md)."""
+"""A search reranks this many chunks beyond those it returns: chosen by recall@5 of the gold
+evidence on the shared benchmark corpora (BENCHMARKS.md, "Ingest, retrieval and first touch")."""
 
 WARM_BATCH = 512
 """Sentences embedded and stored per step of `KnowledgeBase.warm`."""
@@ -111,11 +112,6 @@ def _size_on_disk(folder: Path) -> int:
             except OSError:  # deleted meanwhile by a concurrent ingest
                 pass
     return total
-
-
-def _absent(store: SentenceVectorStore, texts: list[str]) -> list[str]:
-    stored = store.lookup(texts)
-    return [text for text in texts if text not in stored]
 
 
 @dataclass(frozen=True)
@@ -183,7 +179,7 @@ class KnowledgeBase:
 
     @property
     def chunk_embedder(self) -> ChunkEmbedder:
-        """The first-stage embedder of chunks and queries (the process-wide static one unless one was given)."""
+        """The first stage's embedder of chunk sentences (the process-wide static one unless one was given)."""
         if self._chunk_embedder is None:
             from veracity.offline.model.static import default_static_embedder
 
@@ -336,8 +332,7 @@ class KnowledgeBase:
                                        for chunk in batch.sentences for text in chunk))
         finally:
             connection.close()
-        missing = [text for start in range(0, len(texts), WARM_BATCH)
-                   for text in _absent(self.sentence_store, texts[start:start + WARM_BATCH])]
+        missing = self.sentence_store.absent(texts)
         progress.started(len(texts), len(missing))
         embedder = self._embedder or bulk_embedder()
         for start in range(0, len(missing), WARM_BATCH):

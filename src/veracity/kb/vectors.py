@@ -1,10 +1,10 @@
-"""Vector helpers: dense ids of sentence vectors, normalisation, and format-1 sentence vector files."""
+"""Vector helpers: a chunk's dense vectors and their ids, normalisation, and format-1 sentence vector files."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -35,6 +35,22 @@ def vector_count(sentences: int) -> int:
 def dense_texts(chunk_text: str, sentences: Sequence[str]) -> list[str]:
     """The texts a chunk's dense vectors are made of: its sentences (its whole text if it has none)."""
     return list(sentences[:vector_count(len(sentences))]) if sentences else [chunk_text]
+
+
+class ChunkEmbedder(Protocol):
+    """What ranking needs of an embedder: a unit vector per sentence (the static one, `offline/model/static.py`)."""
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """One vector per text."""
+        ...
+
+
+def embed_dense(embedder: ChunkEmbedder, chunks: Sequence[tuple[str, Sequence[str]]]) -> list[NDArray[np.float32]]:
+    """Each chunk's dense vectors, given (chunk text, its sentences), all embedded in one call."""
+    texts = [dense_texts(text, sentences) for text, sentences in chunks]
+    vectors = embedder.embed([text for chunk in texts for text in chunk])
+    bounds = np.cumsum([0, *(len(chunk) for chunk in texts)])
+    return [vectors[start:end] for start, end in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
 def normalised(vectors: NDArray[np.floating[Any]]) -> NDArray[np.float32]:

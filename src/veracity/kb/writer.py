@@ -16,7 +16,7 @@ import sqlite3
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -44,21 +44,13 @@ from veracity.kb.manifest import (
 )
 from veracity.kb.paths import unusable
 from veracity.kb.sentence_store import SentenceVectorStore
-from veracity.kb.vectors import dense_ids, dense_texts, normalised, vector_count
+from veracity.kb.vectors import ChunkEmbedder, dense_ids, embed_dense, normalised, vector_count
 
 if TYPE_CHECKING:
     import faiss
 
 MIGRATION_BATCH = 512
 """Chunks re-embedded (and sentence rows moved) per step when a format-1 index is migrated."""
-
-
-class ChunkEmbedder(Protocol):
-    """What the builder needs of an embedder: a unit vector for each sentence."""
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """One vector per text."""
-        ...
 
 
 def new_dense_index(dimensions: int) -> faiss.Index:
@@ -70,6 +62,15 @@ def new_dense_index(dimensions: int) -> faiss.Index:
 
     flat = faiss.IndexScalarQuantizer(dimensions, faiss.ScalarQuantizer.QT_fp16, faiss.METRIC_INNER_PRODUCT)
     return faiss.IndexIDMap2(flat)
+
+
+def _add_dense(index: faiss.Index, chunk_ids: Sequence[int], vectors: Sequence[np.ndarray]) -> list[int]:
+    """Add each chunk's dense vectors to `index` under their dense ids; return the ids."""
+    ids = [dense_id for chunk_id, rows in zip(chunk_ids, vectors, strict=True)
+           for dense_id in dense_ids(chunk_id, len(rows))]
+    if ids:
+        index.add_with_ids(np.concatenate(vectors).astype(np.float32), np.asarray(ids, dtype=np.int64))
+    return ids
 
 
 def _sync_files(folder: Path) -> None:
@@ -136,11 +137,8 @@ class GenerationBuilder:
         dense = new_dense_index(self.dimensions)
         old_sentences = load_sentences(self.kb, previous)
         for batch in metadata.chunk_batches(self._db, MIGRATION_BATCH):
-            texts = [dense_texts(text, sentences) for text, sentences in zip(batch.texts, batch.sentences, strict=True)]
-            vectors = self.chunk_embedder.embed([text for chunk in texts for text in chunk])
-            ids = [dense_id for chunk_id, chunk in zip(batch.ids, texts, strict=True)
-                   for dense_id in dense_ids(chunk_id, len(chunk))]
-            dense.add_with_ids(vectors, np.asarray(ids, dtype=np.int64))
+            vectors = embed_dense(self.chunk_embedder, list(zip(batch.texts, batch.sentences, strict=True)))
+            _add_dense(dense, batch.ids, vectors)
             stored = [old_sentences[row:row + len(chunk)] for chunk, row in zip(batch.sentences, batch.rows,
                                                                                  strict=True)]
             sentence_store.store([text for chunk in batch.sentences for text in chunk],
@@ -179,7 +177,7 @@ class GenerationBuilder:
 
     def add_chunks(self, chunks: Sequence[Chunk], spans: Sequence[Sequence[tuple[int, int]]],
                    vectors: Sequence[np.ndarray]) -> None:
-        """Add chunks of the open document with their sentence spans and dense vectors (see `dense_texts`)."""
+        """Add chunks of the open document with their sentence spans and dense vectors (see `embed_dense`)."""
         document_id, _, new_ids = self._require_open()
         for chunk, chunk_spans, chunk_vectors in zip(chunks, spans, vectors, strict=True):
             chunk_id = metadata.insert_chunk(
@@ -187,10 +185,7 @@ class GenerationBuilder:
                 sentence_row=0, sentence_spans=chunk_spans,
             )
             new_ids.append(chunk_id)
-            ids = dense_ids(chunk_id, vector_count(len(chunk_spans)))
-            self._dense.add_with_ids(np.asarray(chunk_vectors[:len(ids)], dtype=np.float32),
-                                     np.asarray(ids, dtype=np.int64))
-            self._new_dense.extend(ids)
+            self._new_dense.extend(_add_dense(self._dense, [chunk_id], [chunk_vectors]))
 
     def close_document(self, *, title: str, chunks: int, notes: Sequence[str]) -> None:
         """Keep the open document; its previous version, if any, is dropped."""
