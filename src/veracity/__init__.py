@@ -17,6 +17,8 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
+from veracity.lazy_exports import lazy_exports
+
 if TYPE_CHECKING:
     from veracity.agents import Guard, GuardedAnswer, as_tool
     from veracity.api import acheck, check
@@ -68,22 +70,6 @@ PUBLIC_MODULES: dict[str, str] = {
 """Each public name and the module that defines it, imported the first time the name is read."""
 
 
-def _public_name(name: str) -> Any:
-    """Import a public name's module on first use and keep the name here."""
-    module = PUBLIC_MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    if name != "graph":
-        globals()[name] = value
-    return value
-
-
-def _names() -> list[str]:
-    """List the public names with the module's own."""
-    return sorted(set(globals()) | set(__all__))
-
-
 class _Package(types.ModuleType):
     """The package's module type: `veracity.graph` stays the compiled graph, not the submodule of that name."""
 
@@ -99,7 +85,6 @@ class _Package(types.ModuleType):
 
 
 if not TYPE_CHECKING:  # type checkers read the imports above, so a misspelled name stays an error for them
-    __getattr__ = _public_name
-    __dir__ = _names
+    __getattr__, __dir__ = lazy_exports(globals(), PUBLIC_MODULES, keep=lambda name: name != "graph")
 
 sys.modules[__name__].__class__ = _Package

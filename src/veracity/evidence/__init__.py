@@ -11,8 +11,9 @@ The names below are imported on first use (PEP 562): a run that reads only
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from veracity.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from veracity.evidence.base import EvidenceBackend
@@ -30,21 +31,5 @@ _MODULES = {
 }
 
 
-def _public_name(name: str) -> Any:
-    """Import a public name's module on first use and keep the name here."""
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def _names() -> list[str]:
-    """List the public names with the module's own."""
-    return sorted(set(globals()) | set(__all__))
-
-
 if not TYPE_CHECKING:  # type checkers read the imports above
-    __getattr__ = _public_name
-    __dir__ = _names
+    __getattr__, __dir__ = lazy_exports(globals(), _MODULES)
