@@ -69,13 +69,20 @@ def open_metadata(kb: Path, files: GenerationFiles, *, readonly: bool) -> sqlite
         raise unusable(kb, f"{files.meta.relative_to(kb)} is not a usable SQLite database ({exc})") from exc
 
 
-def load_dense(kb: Path, manifest: Manifest) -> faiss.Index:
-    """Read the FAISS index of the current generation into memory."""
+def load_dense(kb: Path, manifest: Manifest, *, mapped: bool = False) -> faiss.Index:
+    """Read the FAISS index of the current generation: into memory, or memory-mapped when `mapped`.
+
+    A mapped index is for searching only. Its vectors stay in the file, read by the operating
+    system as searches touch them and shared by every process searching the same generation
+    (the workers of `veracity serve`); opening it takes milliseconds at any size. A generation's
+    files never change once written, and a new generation is written beside it. Adding to or
+    removing from a mapped index aborts the process (a FAISS assertion): writers load into memory.
+    """
     import faiss
 
     path = manifest.files(kb).dense
     try:
-        index = faiss.read_index(str(path))
+        index = faiss.read_index(str(path), faiss.IO_FLAG_MMAP_IFC | faiss.IO_FLAG_READ_ONLY if mapped else 0)
     except (RuntimeError, OSError) as exc:
         raise unusable(kb, f"{path.relative_to(kb)} is not a readable FAISS index") from exc
     if not isinstance(index, faiss.IndexIDMap2) or index.d != manifest.dimensions:

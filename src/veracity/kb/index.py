@@ -28,11 +28,22 @@ from veracity.offline.sentences import split_sentences
 
 @dataclass(frozen=True)
 class Candidate:
-    """A chunk found by the first stage: its hit, its sentences, and their stored vectors if the index has them."""
+    """A chunk found by the first stage: its id, hit, sentences, and their stored vectors if the index has them."""
 
+    chunk_id: int
     hit: SearchHit
     sentences: list[str]
     stored: NDArray[np.float32] | None
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The first stage's answer: the best chunks by fused score, and the BM25 ranking that went into it."""
+
+    fused: list[tuple[int, float]]
+    """(chunk id, fused score), best first."""
+    lexical: list[int]
+    """Chunk ids by BM25 score, best first; chunks sharing no term with the query are not in it."""
 
 
 CANDIDATES = 50
@@ -58,7 +69,7 @@ class IndexReader:
         self._db_lock = threading.Lock()
         try:
             check_counts(kb, self._db, manifest)
-            self._dense = load_dense(kb, manifest)
+            self._dense = load_dense(kb, manifest, mapped=True)
             self._sentences = load_sentences(kb, manifest) if manifest.legacy else None
             self._lexical = None
             if manifest.chunks:
@@ -74,11 +85,11 @@ class IndexReader:
         """Release the metadata connection."""
         self._db.close()
 
-    def rank(self, text: str, query_vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
-        """(chunk id, fused score) of the best `limit` chunks for a query and its embedding."""
+    def rank(self, text: str, query_vector: np.ndarray, limit: int) -> Ranking:
+        """The best `limit` chunks for a query and its embedding: dense and BM25 rankings fused."""
         pool = min(self.manifest.chunks, max(CANDIDATES, 5 * limit))
         if pool == 0:
-            return []
+            return Ranking([], [])
         query = np.asarray(query_vector, dtype=np.float32).reshape(1, -1)
         if self.manifest.legacy:
             _, found = self._dense.search(query, pool)
@@ -87,7 +98,7 @@ class IndexReader:
             _, found = self._dense.search(query, min(self._dense.ntotal, pool * SENTENCES_PER_CANDIDATE))
             dense = list(dict.fromkeys(chunk_of(int(dense_id)) for dense_id in found[0] if dense_id >= 0))[:pool]
         lexical = self._lexical.search(text, pool) if self._lexical is not None else []
-        return reciprocal_rank_fusion([dense, lexical])[:limit]
+        return Ranking(reciprocal_rank_fusion([dense, lexical])[:limit], lexical)
 
     def chunks(self, ids: list[int]) -> dict[int, metadata.ChunkRecord]:
         """Chunk records by id."""
@@ -122,5 +133,5 @@ class IndexReader:
             if stored is not None and tuple((s.start, s.end) for s in sentences) != record.sentence_spans:
                 stored = None
             hit = SearchHit(title=record.title, url=record.path, text=record.text, score=score)
-            found.append(Candidate(hit, [s.text for s in sentences], stored))
+            found.append(Candidate(chunk_id, hit, [s.text for s in sentences], stored))
         return found

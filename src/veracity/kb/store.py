@@ -17,8 +17,9 @@ from veracity.errors import KnowledgeBaseError
 from veracity.kb import metadata
 from veracity.kb.checksums import Damage, full_check
 from veracity.kb.chunking import ChunkSettings
-from veracity.kb.fusion import reciprocal_rank_fusion
+from veracity.kb.fusion import rerank
 from veracity.kb.generation import open_metadata, verify
+from veracity.kb.in_flight import InFlight
 from veracity.kb.ingest import (
     FileResult,
     Ingester,
@@ -164,6 +165,7 @@ class KnowledgeBase:
         self._reader: IndexReader | None = None
         self._reader_identity: tuple[int, int, int] | None = None
         self._loading = threading.Lock()
+        self._first_touch: InFlight[str, NDArray[np.float32]] = InFlight()
 
     def __repr__(self) -> str:
         return f"KnowledgeBase({str(self.path)!r})"
@@ -268,9 +270,12 @@ class KnowledgeBase:
 
         The first stage fuses (reciprocal rank fusion) a dense ranking, the query's MiniLM vector
         against every sentence's static vector (a chunk ranks by its best sentence), with BM25.
-        Its best `limit + RERANK_EXTRA` chunks are then fused again with their order by the
-        closest MiniLM sentence vector to the query. Each hit's title is the document title, url
-        the document path (or `demo:<name>`), text the chunk and score the final fused score.
+        Its best `limit + RERANK_EXTRA` chunks are then ordered again by fusing two rankings of
+        them: by the closest MiniLM sentence vector to the query, and by BM25 (those sharing no
+        term with the query last, in first-stage order). The static vectors only choose the
+        candidates; the transformer's vectors and the words order them. Each hit's title is the
+        document title, url the document path (or `demo:<name>`), text the chunk and score the
+        final fused score.
 
         The sentence vectors read here are put in the embedder's cache, where the judge finds
         them: stored ones are read, and those of a chunk returned for the first time are computed
@@ -280,12 +285,12 @@ class KnowledgeBase:
         if limit < 1 or not query.strip() or reader.manifest.chunks == 0:
             return []
         query_vector = self.embedder.embed([query])[0]
-        candidates = reader.candidates(reader.rank(query, query_vector, limit + RERANK_EXTRA))
+        ranking = reader.rank(query, query_vector, limit + RERANK_EXTRA)
+        candidates = reader.candidates(ranking.fused)
         closest = [float(np.max(vectors @ query_vector)) if len(vectors) else -1.0
                    for vectors in self._sentence_vectors(candidates)]
-        by_sentence = sorted(range(len(candidates)), key=lambda i: -closest[i])
-        # Ties go to the closer sentence: the transformer's own vectors are the finer signal.
-        fused = reciprocal_rank_fusion([by_sentence, list(range(len(candidates)))])[:limit]
+        place = {chunk_id: n for n, chunk_id in enumerate(ranking.lexical)}
+        fused = rerank(closest, [place.get(candidate.chunk_id) for candidate in candidates])[:limit]
         return [candidates[i].hit.model_copy(update={"score": score}) for i, score in fused]
 
     def _sentence_vectors(self, candidates: list[Candidate]) -> list[NDArray[np.float32]]:
@@ -297,9 +302,8 @@ class KnowledgeBase:
         wanted = list(dict.fromkeys(text for c in candidates if c.stored is None for text in c.sentences))
         known = self.sentence_store.lookup(wanted) if wanted else {}
         if fresh := [text for text in wanted if text not in known]:
-            vectors = self.embedder.embed(fresh)
-            self.sentence_store.store(fresh, vectors)
-            known.update(zip(fresh, vectors, strict=True))
+            # Searches running side by side (a check's claims) share the sentences both need.
+            known.update(self._first_touch.compute(fresh, self._embed_and_store))
         result = []
         for candidate in candidates:
             if candidate.stored is not None:
@@ -311,6 +315,12 @@ class KnowledgeBase:
             self.embedder.prime(candidate.sentences, vectors)
             result.append(vectors)
         return result
+
+    def _embed_and_store(self, texts: list[str]) -> list[NDArray[np.float32]]:
+        """The MiniLM vectors of sentences met for the first time, kept in the sentence store."""
+        vectors = self.embedder.embed(texts)
+        self.sentence_store.store(texts, vectors)
+        return list(vectors)
 
     def warm(self, progress: WarmProgress | None = None) -> WarmReport:
         """Compute and store the sentence vectors of every chunk that has none yet (`veracity kb warm`).
