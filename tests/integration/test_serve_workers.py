@@ -22,7 +22,7 @@ import pytest
 from click.testing import CliRunner
 
 from veracity.cli.serve import serve_command
-from veracity.offline.model.coalescing import usable_cores
+from veracity.cores import usable_cores
 
 pytestmark = pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="finds the workers' sockets in /proc")
 

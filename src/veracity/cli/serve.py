@@ -40,7 +40,8 @@ keys `veracity check` reads."""
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on (0.0.0.0: all).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
 @click.option("--workers", type=click.IntRange(min=1), default=default_workers(), show_default=True,
-              help="Worker processes, each with its own models and judge; the default is one per usable CPU core.")
+              help="Worker processes, each with its own models and judge; the default is one per usable CPU core "
+                   "(the cores the process may use, capped by a container's CPU quota).")
 @click.option("--rate-limit", default=None, metavar="N/UNIT", help="Per-client limit, e.g. 60/minute.")
 @click.option("--checkpoint", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               help="Save every check's steps in this SQLite file; a request with the same text and thread_id "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from veracity.offline.model.coalescing import usable_cores
+from veracity.cores import usable_cores
 
 if TYPE_CHECKING:
     from veracity.server.connections import GuardedConfig

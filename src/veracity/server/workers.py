@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from veracity.offline.model.coalescing import usable_cores
+from veracity.cores import usable_cores
 from veracity.server.serving import ServeSettings, uvicorn_config
 
 if TYPE_CHECKING:

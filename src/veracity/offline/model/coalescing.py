@@ -10,7 +10,6 @@ run together by the next free slot. A lone caller never waits for company.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -18,16 +17,6 @@ from typing import Generic, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
-
-
-def usable_cores() -> int:
-    """The CPU cores this process may run on (its affinity mask where the platform has one)."""
-    counted = getattr(os, "process_cpu_count", None)  # Python 3.13+
-    if counted is not None:
-        return int(counted() or 1)
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0)) or 1
-    return os.cpu_count() or 1
 
 
 @dataclass(eq=False)

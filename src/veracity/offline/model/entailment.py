@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from veracity.offline.model.coalescing import Coalescer, usable_cores
+from veracity.cores import usable_cores
+from veracity.offline.model.coalescing import Coalescer
 from veracity.offline.model.score_memo import DEFAULT_SCORES_REMEMBERED, ScoreMemo, pair_key
 
 if TYPE_CHECKING:
