@@ -323,6 +323,7 @@ class Resources:
         self._bound_model = model
         self._bound_backend = backend
         self._models: dict[tuple[object, ...], BaseChatModel] = {}
+        self._models_lock = threading.Lock()  # preflights run in worker threads (`Checker.acheck`)
         self._modes: PerRun[Mode] = PerRun()
         self._unreachable: PerRun[dict[int, BaseChatModel]] = PerRun()
         """Per run: the created models whose endpoint did not answer the preflight
@@ -378,10 +379,11 @@ class Resources:
             return self._bound_model
         store = _cache_store(context)
         key = (spec, context.temperature, _provider_settings(), store)
-        if key not in self._models:
-            self._models[key] = init_model(spec, temperature=context.temperature,
-                                           cache=ModelCallCache(store) if store else False)
-        return self._models[key]
+        with self._models_lock:  # one model per key: the probe's stand-in is found by the model's id
+            if key not in self._models:
+                self._models[key] = init_model(spec, temperature=context.temperature,
+                                               cache=ModelCallCache(store) if store else False)
+            return self._models[key]
 
     def offline_judge(self) -> EntailmentJudge:
         """The offline judge (the bundled entailment model), loaded once per process."""

@@ -5,6 +5,9 @@ No sockets: the probe's HTTP goes to `httpx.MockTransport`, and `Resources` gets
 
 from __future__ import annotations
 
+import asyncio
+import threading
+import time
 from collections.abc import Callable
 
 import httpx
@@ -20,6 +23,7 @@ from veracity.llm import probe
 from veracity.llm.models import CLIENT_RETRIES, init_model
 from veracity.llm.probe import EndpointProbes, ModelUnreachable, model_endpoint, probe_endpoint, unreachable
 from veracity.resources import Resources
+from veracity.run.checker import Checker
 
 BASE_URL = "http://models.internal:8080/v1"
 
@@ -215,3 +219,29 @@ def test_configuration_errors_come_before_the_probe(probed: list[str], monkeypat
     with pytest.raises(ConfigurationError):
         Resources().preflight(Context(model="openai:gpt-4.1-mini", search="web"))
     assert probed == []
+
+
+@pytest.mark.usefixtures("openai_env")
+async def test_a_slow_probe_does_not_hold_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    probing, probed = threading.Event(), threading.Event()
+
+    def slow_dead_prober(base_url: str) -> str | None:
+        probing.set()
+        time.sleep(0.5)  # a probe waiting on a silent endpoint blocks its thread
+        probed.set()
+        return f"the model endpoint {base_url} is not answering"
+
+    monkeypatch.setattr(probe, "ENDPOINT_PROBES", EndpointProbes(slow_dead_prober))
+    ticks_while_probing = 0
+
+    async def other_request() -> None:  # another check a server is serving meanwhile
+        nonlocal ticks_while_probing
+        assert await asyncio.to_thread(probing.wait, 5)
+        while not probed.is_set():
+            await asyncio.sleep(0.01)
+            ticks_while_probing += 1
+
+    checker = Checker(model="openai:gpt-4.1-mini", source_text="The shop opens at nine.", cache=False)
+    report, _ = await asyncio.gather(checker.acheck("The shop opens at nine."), other_request())
+    assert ticks_while_probing >= 10  # the loop kept running: at most 1 when the probe ran on it
+    assert report.failures and all(BASE_URL in failure.model_dump_json() for failure in report.failures)

@@ -110,7 +110,9 @@ class Checker:
         """Fact-check `text` and return its `Report` (see `veracity.acheck`)."""
         context = self.context(**settings)
         text = checked_text(text, context.max_text_chars)
-        config = self._run_config(self.resources.preflight(context), tags)
+        # The preflight may probe a model endpoint (seconds, on a dead one): off the event loop, so a
+        # server's other requests go on meanwhile.
+        config = self._run_config(await asyncio.to_thread(self.resources.preflight, context), tags)
         if checkpoint is None:
             return await stream_report(self.graph, {"text": text}, config, context, on_progress)
         return await self._resumable(text, config, context, Path(checkpoint), thread_id or uuid.uuid4().hex,
