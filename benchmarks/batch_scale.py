@@ -137,7 +137,7 @@ def embedder_cache_entries() -> int:
     """Vectors held by the process-wide embedder's LRU cache (bounded; a private attribute read here only)."""
     from veracity.offline.model.embedder import default_embedder
 
-    return len(default_embedder()._cache)
+    return len(default_embedder().cache)
 
 
 def memory_child(variant: str, rows: int, every: int, concurrency: int) -> dict[str, Any]:

@@ -32,8 +32,8 @@ What is measured
      from the offline judge's memory: this is the best case, reported separately, never mixed
      into the first-pass figure;
    * **cold-cache pass**: the 20 paragraphs again with the embedder cache emptied before each
-     check (``_cache.clear()`` on every ``Embedder`` the process made, a private attribute touched
-     here only, and the offline judge's memory of past judgements emptied too), the
+     check (``forget_vectors`` on every ``Embedder`` the process made, and the offline judge's
+     memory of past judgements emptied too), the
      worst case for a warm process: every text the judge scores is embedded again except the
      sentence vectors the knowledge-base search itself primes.
 
@@ -123,6 +123,7 @@ import threading
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -239,6 +240,22 @@ class StandInEmbedder:
 
     def prime(self, texts, vectors) -> None:  # the KnowledgeBase never calls it while ingesting
         pass
+
+
+def vector_memory(embedder: Any) -> Any:
+    """An embedder's memory of vectors: `cache` now, the private `_cache` in versions before it."""
+    memory = getattr(embedder, "cache", None)
+    return memory if memory is not None else embedder._cache
+
+
+def forget_vectors(embedder: Any) -> None:
+    """Empty an embedder's memory of vectors (in any version of the code)."""
+    lock = getattr(embedder, "_cache_lock", None)
+    if lock is None:
+        vector_memory(embedder).clear()
+        return
+    with lock:
+        vector_memory(embedder).clear()
 
 
 def load_articles(data_dir: Path) -> list[tuple[str, list[str]]]:
@@ -455,8 +472,7 @@ def child_ingest(config: dict) -> dict:
     # The embedder alone on corpus sentences: 256 unique ingested sentences, cache emptied first.
     sample = list(dict.fromkeys(
         sentence.text for source in sources for sentence in _split(source.open().read().decode())))[:256]
-    with bulk._cache_lock:
-        bulk._cache.clear()
+    forget_vectors(bulk)
     began = time.perf_counter()
     bulk.embed(sample)
     sample_seconds = time.perf_counter() - began
@@ -744,9 +760,7 @@ def child_check(config: dict) -> dict:
     def forget_judgements() -> None:
         from veracity.resources import _offline_judge
 
-        judge = _offline_judge()
-        with judge._judgements_lock:
-            judge._judgements.clear()
+        _offline_judge()._judgements.clear()
 
     started = time.perf_counter()
     warmup = one(WARMUP_PARAGRAPH)
@@ -764,8 +778,7 @@ def child_check(config: dict) -> dict:
             for text in paragraphs:
                 for reference in embedders:  # every instance: the kb's and the judge's may differ
                     if (embedder := reference()) is not None:
-                        with embedder._cache_lock:
-                            embedder._cache.clear()
+                        forget_vectors(embedder)
                 forget_judgements()  # the judge's own memory of claims it has judged, too
                 runs.append(one(text))
             passes["cold_cache"] = runs
@@ -779,7 +792,7 @@ def child_check(config: dict) -> dict:
     return {
         "kb": kb_path, "import_s": import_seconds, "warmup": warmup, "passes": passes,
         "self_max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        "profile": profile_text, "embedder_cache_entries": len(judge_embedder._cache),
+        "profile": profile_text, "embedder_cache_entries": len(vector_memory(judge_embedder)),
         "embedders_created": len(embedders), "kb_and_judge_share_embedder": kb_embedder is judge_embedder,
         "preload": bool(config.get("preload")), "isolated": isolated,
     }

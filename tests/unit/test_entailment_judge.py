@@ -351,8 +351,7 @@ def test_the_same_claim_on_the_same_evidence_is_judged_once() -> None:
 
 
 def test_the_memory_is_bounded() -> None:
-    small = EntailmentJudge()
-    small._remembered = 2
+    small = EntailmentJudge(remembered=2)
     items = [demo_note("australia")]
     for claim in ("Canberra is the capital of Australia.", "Sydney is in Australia.", "Perth is in Australia."):
         small.judge(claim, items)

@@ -19,7 +19,7 @@ async def test_search_returns_hits_and_primes_the_embedder(demo_kb: KnowledgeBas
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     backend = KnowledgeBaseBackend(demo_kb.path)
     assert isinstance(backend, EvidenceBackend) and backend.name == "kb"
-    default_embedder()._cache.clear()
+    default_embedder().cache.clear()
     hits = await backend.search("The Sydney Opera House was designed by a Danish architect.", limit=3)
     assert len(hits) == 3 and all(isinstance(hit, SearchHit) for hit in hits)
     assert hits[0].url == "demo:sydney-opera-house.md" and hits[0].title == "Sydney Opera House"

@@ -84,7 +84,7 @@ def test_search_primes_the_embedder_with_the_chunk_sentences(kb: KnowledgeBase, 
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     kb.ingest([corpus])
     embedder = default_embedder()
-    embedder._cache.clear()
+    embedder.cache.clear()
     hits = kb.search("capital of Australia", limit=2)
     sentences = [s.text for hit in hits for s in split_sentences(hit.text)]
     fresh = embedder._run(sentences)

@@ -20,10 +20,10 @@ from __future__ import annotations
 import re
 import threading
 from abc import ABC, abstractmethod
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from veracity.bounded_memory import BoundedMemory
 from veracity.citations import MIN_QUOTE_CHARS, normalize
 from veracity.contracts import Evidence
 from veracity.offline.judge.decision import Candidate, Decider, Decision
@@ -78,9 +78,8 @@ class PassageJudge(ABC):
         """
         self._embedder = embedder
         self.decider: Decider = decider
-        self._judgements: OrderedDict[tuple[object, ...], Judgement] = OrderedDict()
-        self._remembered = remembered
-        self._judgements_lock = threading.Lock()
+        self._judgements: BoundedMemory[tuple[object, ...], Judgement] = BoundedMemory(remembered)
+        self._count_lock = threading.Lock()
         self.judgements_reused = 0
         """How many judgements came from memory (for tests and benchmarks)."""
 
@@ -109,12 +108,11 @@ class PassageJudge(ABC):
         evidence is answered from memory (the last `remembered` judgements).
         """
         key = (claim, tuple((item.id, item.title, item.url, item.text) for item in evidence))
-        with self._judgements_lock:
-            remembered = self._judgements.get(key)
-            if remembered is not None:
-                self._judgements.move_to_end(key)
+        remembered = self._judgements.get(key)
+        if remembered is not None:
+            with self._count_lock:
                 self.judgements_reused += 1
-                return remembered
+            return remembered
         subject = claim_subject(claim)
         relevant = on_topic(subject, evidence, lambda item: self.closeness(claim, item))
         if not relevant:
@@ -124,10 +122,7 @@ class PassageJudge(ABC):
             candidates = self.candidates(claim, relevant)
             judgement = Judgement(claim, self.decider.decide(claim, candidates), tuple(candidates),
                                   tuple(evidence), tuple(relevant))
-        with self._judgements_lock:
-            self._judgements[key] = judgement
-            while len(self._judgements) > self._remembered:
-                self._judgements.popitem(last=False)
+        self._judgements.put(key, judgement)
         return judgement
 
     def judge(self, claim: str, evidence: list[Evidence], *, feedback: str | None = None) -> dict[str, Any]:

@@ -10,13 +10,14 @@ import functools
 import hashlib
 import os
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from importlib import resources
 from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
+
+from veracity.bounded_memory import BoundedMemory
 
 if TYPE_CHECKING:
     from tokenizers import Encoding
@@ -81,9 +82,8 @@ class Embedder:
         # own longest text instead (the same vectors, bit for bit: padding is masked).
         self._tokenizer.no_padding()
         self._batch_tokens = batch_tokens
-        self._cache: OrderedDict[bytes, NDArray[np.float32]] = OrderedDict()
-        self._cache_size = cache_size
-        self._cache_lock = threading.Lock()  # the judge and knowledge-base searches run in worker threads
+        self.cache: BoundedMemory[bytes, NDArray[np.float32]] = BoundedMemory(cache_size)
+        """Recent vectors by a digest of their text (the judge and knowledge-base searches share it)."""
 
     def _run(self, texts: Sequence[str]) -> NDArray[np.float32]:
         return self._run_encoded(self._tokenizer.encode_batch(list(texts)))
@@ -109,15 +109,12 @@ class Embedder:
         """Return one normalised float32 vector per text (shape: len(texts) x 384)."""
         result = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         missing: dict[bytes, list[int]] = {}
-        with self._cache_lock:
-            for index, text in enumerate(texts):
-                key = _key(text)
-                cached = self._cache.get(key)
-                if cached is not None:
-                    self._cache.move_to_end(key)
-                    result[index] = cached
-                else:
-                    missing.setdefault(key, []).append(index)
+        keys_of_texts = [_key(text) for text in texts]
+        for index, (key, cached) in enumerate(zip(keys_of_texts, self.cache.get_many(keys_of_texts), strict=True)):
+            if cached is not None:
+                result[index] = cached
+            else:
+                missing.setdefault(key, []).append(index)
         keys = list(missing)
         encoded: dict[bytes, Encoding] = {}
         if self._batch_tokens is None:
@@ -136,21 +133,14 @@ class Embedder:
             for key, vector in zip(batch, vectors, strict=True):
                 for index in missing[key]:
                     result[index] = vector
-                self._remember(key, vector)
+            self.cache.put_many(zip(batch, vectors, strict=True))
         return result
 
     def prime(self, texts: Sequence[str], vectors: NDArray[np.float32]) -> None:
         """Put precomputed vectors (e.g. a knowledge base's sentence vectors) into the cache."""
         # Lengths match for a sound index; a damaged one is cut short here, as it always was.
-        for text, vector in zip(texts, vectors, strict=False):
-            self._remember(_key(text), np.asarray(vector, dtype=np.float32))
-
-    def _remember(self, key: bytes, vector: NDArray[np.float32]) -> None:
-        with self._cache_lock:
-            self._cache[key] = vector
-            self._cache.move_to_end(key)
-            if len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
+        self.cache.put_many((_key(text), np.asarray(vector, dtype=np.float32))
+                            for text, vector in zip(texts, vectors, strict=False))
 
 
 _default_lock = threading.Lock()

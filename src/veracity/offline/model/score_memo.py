@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
+
+from veracity.bounded_memory import BoundedMemory
 
 DEFAULT_SCORES_REMEMBERED = 32_768
 """Rows a memo keeps by default: about a thousand five-claim checks, a few MiB."""
@@ -35,8 +36,8 @@ class ScoreMemo:
     def __init__(self, size: int = DEFAULT_SCORES_REMEMBERED) -> None:
         """An empty memo for at most `size` rows."""
         self.size = size
-        self._rows: OrderedDict[bytes, bytes] = OrderedDict()
-        self._lock = threading.Lock()
+        self._rows: BoundedMemory[bytes, bytes] = BoundedMemory(size)
+        self._count_lock = threading.Lock()
         self.reused = 0
         """How many rows were answered from memory (for tests and benchmarks)."""
 
@@ -46,25 +47,13 @@ class ScoreMemo:
 
     def recall(self, keys: Sequence[bytes], width: int) -> list[NDArray[np.float32] | None]:
         """The remembered row of each key (float32, `width` values), or None."""
-        found: list[NDArray[np.float32] | None] = []
-        with self._lock:
-            for key in keys:
-                row = self._rows.get(key)
-                if row is None:
-                    found.append(None)
-                    continue
-                self._rows.move_to_end(key)
-                found.append(np.frombuffer(row, dtype=np.float32, count=width))
+        found = [None if row is None else np.frombuffer(row, dtype=np.float32, count=width)
+                 for row in self._rows.get_many(keys)]
+        with self._count_lock:
             self.reused += sum(row is not None for row in found)
         return found
 
     def keep(self, keys: Sequence[bytes], rows: NDArray[np.float32]) -> None:
         """Remember `rows` (one per key), forgetting the least recently used past the size."""
-        if self.size <= 0:
-            return
-        with self._lock:
-            for key, row in zip(keys, rows, strict=True):
-                self._rows[key] = np.ascontiguousarray(row, dtype=np.float32).tobytes()
-                self._rows.move_to_end(key)
-            while len(self._rows) > self.size:
-                self._rows.popitem(last=False)
+        self._rows.put_many((key, np.ascontiguousarray(row, dtype=np.float32).tobytes())
+                            for key, row in zip(keys, rows, strict=True))
