@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from veracity.calculator.plain import figure_problem, negated_in_clause
 from veracity.calculator.units import COMPARATIVES, Unit, unit_named
 from veracity.calculator.values import HEDGES, NUMBER_PATTERN, Hedge, Measure, find_measures
 
@@ -175,11 +176,13 @@ def _measure(claim: str) -> Question | None:
     subject = claim[:measure.start]
     if measure.hedge == "exact" and _UNREAD_COMPARISON.search(subject):
         return None  # "travels faster than 1,000 km/s" is no exact figure: the judge rules
+    if figure_problem(claim, measure) is not None:
+        return None  # a rate, a difference or a forecast: the judge reads it whole
     verb = re.search(rf"\s+(?:{_BE[3:-1]}|has|have|had|measures?|measured|stands?|stood|reaches|reached|runs?|"
                      r"covers?|covered|weighs?|weighed|boils?|freezes?|melts?|travels?|wrote|contains?|includes?|"
                      r"spans?|rises?|is\s+about|lies)\b", subject, _FLAGS)
     subject_text = subject[:verb.start()] if verb else subject
-    negated = bool(re.search(r"\b(?:not|never)\b|n't\b", subject, _FLAGS))
+    negated = negated_in_clause(claim, measure)
     assert measure.unit is not None
     return Question(kind="measure", subject=subject_text.strip() or claim, relation=RELATION_OF[measure.hedge],
                     threshold=measure.value, unit=measure.unit, stated=measure.text, negated=negated)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from veracity.calculator.arithmetic import decide_arithmetic
 from veracity.calculator.dates import DateMention, find_dates, whole_years_between, year_ranges
 from veracity.calculator.inputs import Source, Subject, subject_sources
+from veracity.calculator.plain import figure_problem
 from veracity.calculator.questions import RELATION_WORDS, Question, Relation, parse_question
 from veracity.calculator.units import Unit, convert
 from veracity.calculator.values import Measure, find_measures
@@ -371,6 +372,8 @@ def _read(subject: Subject, evidence: Sequence[Evidence], claim_stems: set[str],
                 continue
             if dimension == "count" and unit is not None and measure.unit.name != unit.name:
                 continue
+            if figure_problem(source.sentence.text, measure) is not None:
+                continue  # a rate, a difference or a forecast is not the subject's figure
             key = (source.rank, -overlap, source.order)
             if best is None or key < best[0]:
                 best = (key, _Read(source, measure))
