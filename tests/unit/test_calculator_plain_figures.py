@@ -28,6 +28,7 @@ def problem_of(text: str, figure: str) -> str | None:
     ("The coast loses 2 feet every decade.", "2 feet", "a rate"),
     ("The sea warmed by 0.1 degrees Celsius per decade.", "0.1 degrees Celsius", "a rate"),
     ("The glacier retreats 40 metres per year.", "40 metres per year", None),  # a speed: its unit says so
+    ("The sea absorbs about 2 billion tons per year.", "2 billion", "a rate"),  # the count's noun in between
     ("The river is 300 metres wider than it was in 1900.", "300 metres", "a difference from another figure"),
     ("The new tower is 40 metres (131 feet) taller than the old one.", "40 metres", "a difference from another figure"),
     ("There are 30 times more sheep than people.", "30", "a difference from another figure"),
@@ -80,3 +81,12 @@ def test_a_forecast_or_a_change_in_the_evidence_is_not_read_as_the_figure() -> N
     only_forecast = item("Lake Tarn", "Lake Tarn could be 250 metres deep by 2100 as sediment builds up.")
     answer = calculate("Lake Tarn is over 300 metres deep.", [only_forecast], TODAY)
     assert answer is None or answer.label == "unverifiable"
+
+
+def test_of_several_figures_in_a_sentence_the_one_in_the_claims_clause_is_read() -> None:
+    maker = item("Acme", "Acme's bicycles are assembled in 12 countries and sold in over 90 countries.")
+    answer = calculate("Acme's bicycles are sold in more than 80 countries.", [maker], TODAY)
+    assert answer is not None and answer.label == "supported", answer and answer.text
+    assert [used.value for used in answer.inputs] == ["over 90"]
+    answer = calculate("Acme's bicycles are assembled in more than 20 countries.", [maker], TODAY)
+    assert answer is not None and answer.label == "refuted", answer and answer.text

@@ -30,13 +30,16 @@ _COMPARATIVE_WORDS = sorted({*COMPARATIVES, "more", "less", "fewer", "greater", 
 _ASIDE = r"(?:\s*\([^)]*\))?"
 """A parenthesis right after a figure ("1.78 °F (0.99 °C) warmer"), skipped."""
 
+_NOUN = r"(?:[a-z]+\s+)?"
+"""The counted noun a count's span leaves out ("2 billion" of "2 billion tons per year")."""
 _RATE_AFTER = re.compile(
-    rf"^{_ASIDE}\s*(?:per|every|each|/)\s*\w|^{_ASIDE}\s*(?:a|an)\s+(?:year|decade|century|month|week|day|hour)\b"
-    rf"|^{_ASIDE}\s*(?:annually|yearly|a\s+year)\b",
+    rf"^{_ASIDE}\s*{_NOUN}(?:per|every|each|/)\s*\w"
+    rf"|^{_ASIDE}\s*{_NOUN}(?:a|an)\s+(?:year|decade|century|month|week|day|hour)\b"
+    rf"|^{_ASIDE}\s*{_NOUN}(?:annually|yearly)\b",
     _FLAGS,
 )
 _DIFFERENCE_AFTER = re.compile(
-    rf"^{_ASIDE}\s*(?:\w+\s+)?(?:{'|'.join(_COMPARATIVE_WORDS)})\b",
+    rf"^{_ASIDE}\s*{_NOUN}(?:{'|'.join(_COMPARATIVE_WORDS)})\b",
     _FLAGS,
 )
 """A comparative just after the figure (its counted noun between): "20 feet higher", "200 times more"."""

@@ -103,6 +103,8 @@ class Question:
     direction: int = 1
     verb: str | None = None
     negated: bool = False
+    predicate: str = ""
+    """What a measure claim says of its subject, between the subject and the figure ("are sold in")."""
 
 
 def _amount(match: re.Match[str], unit_text: str | None) -> Measure | None:
@@ -185,7 +187,8 @@ def _measure(claim: str) -> Question | None:
     negated = negated_in_clause(claim, measure)
     assert measure.unit is not None
     return Question(kind="measure", subject=subject_text.strip() or claim, relation=RELATION_OF[measure.hedge],
-                    threshold=measure.value, unit=measure.unit, stated=measure.text, negated=negated)
+                    threshold=measure.value, unit=measure.unit, stated=measure.text, negated=negated,
+                    predicate=subject[verb.start():].strip() if verb else "")
 
 
 def parse_question(claim: str) -> Question | None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from veracity.calculator.arithmetic import decide_arithmetic
 from veracity.calculator.dates import DateMention, find_dates, whole_years_between, year_ranges
 from veracity.calculator.inputs import Source, Subject, subject_sources
-from veracity.calculator.plain import figure_problem
+from veracity.calculator.plain import clause_of, figure_problem
 from veracity.calculator.questions import RELATION_WORDS, Question, Relation, parse_question
 from veracity.calculator.units import Unit, convert
 from veracity.calculator.values import Measure, find_measures
@@ -362,30 +362,46 @@ class _Read:
 
 
 def _read(subject: Subject, evidence: Sequence[Evidence], claim_stems: set[str], dimension: str,
-          unit: Unit | None, rival: Subject | None = None) -> _Read | None:
-    """The subject's figure of this dimension (or count noun), from its best sentence."""
+          unit: Unit | None, rival: Subject | None = None, wording: frozenset[str] = frozenset()) -> _Read | None:
+    """The subject's figure of this dimension (or count noun), from its best sentence.
+
+    `wording` is the claim's predicate ("freezes at"): with `claim_stems` it ranks the sentences
+    (the one saying what the claim says first) and, of several figures in one sentence, picks the
+    one whose clause shares most of them.
+    """
     best: tuple[tuple[int, int, int], _Read] | None = None
     for source in subject_sources(subject, evidence, rival):
-        overlap = len(claim_stems & set(content_stems(source.sentence.text)))
-        for measure in find_measures(source.sentence.text):
-            if measure.unit is None or measure.unit.dimension != dimension:
-                continue
-            if dimension == "count" and unit is not None and measure.unit.name != unit.name:
-                continue
-            if figure_problem(source.sentence.text, measure) is not None:
-                continue  # a rate, a difference or a forecast is not the subject's figure
-            key = (source.rank, -overlap, source.order)
-            if best is None or key < best[0]:
-                best = (key, _Read(source, measure))
-            break
+        text = source.sentence.text
+        overlap = len((claim_stems | wording) & set(content_stems(text)))
+        figures = [measure for measure in find_measures(text)
+                   if measure.unit is not None and measure.unit.dimension == dimension
+                   and not (dimension == "count" and unit is not None and measure.unit.name != unit.name)
+                   # a rate, a difference or a forecast is not the subject's figure
+                   and figure_problem(text, measure) is None]
+        if not figures:
+            continue
+        # Of several figures in one sentence, the one whose clause shares most words with the claim
+        # ("manufactured in 18 countries and marketed in over 180"); the first on a tie.
+        measure = max(figures, key=lambda figure: (_clause_overlap(text, figure, claim_stems | wording),
+                                                   -figure.start))
+        key = (source.rank, -overlap, source.order)
+        if best is None or key < best[0]:
+            best = (key, _Read(source, measure))
     return best[1] if best else None
+
+
+def _clause_overlap(text: str, measure: Measure, claim_stems: set[str]) -> int:
+    """How many of the claim's content words the clause holding `measure` has."""
+    start, end = clause_of(text, measure)
+    return len(claim_stems & set(content_stems(text[start:end])))
 
 
 def _measure(question: Question, evidence: Sequence[Evidence], today: datetime.date) -> Answer | None:
     assert question.unit is not None and question.threshold is not None
     subject = Subject.of(question.subject)
     claim_stems = set(content_stems(question.subject + " " + question.stated)) - subject.stems
-    read = _read(subject, evidence, claim_stems, question.unit.dimension, question.unit)
+    wording = frozenset(content_stems(question.predicate)) - subject.stems
+    read = _read(subject, evidence, claim_stems, question.unit.dimension, question.unit, wording=wording)
     if read is None:
         if question.relation == "=":
             return None  # a plain figure the evidence does not give: the judge words that best
