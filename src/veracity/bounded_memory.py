@@ -27,6 +27,8 @@ class BoundedMemory(Generic[K, V]):
         self.size = size
         self._values: OrderedDict[K, V] = OrderedDict()
         self._lock = threading.Lock()
+        self.hits = 0
+        """How many asks found their value (for tests and benchmarks)."""
 
     def __len__(self) -> int:
         """How many values are remembered now."""
@@ -44,6 +46,7 @@ class BoundedMemory(Generic[K, V]):
                 value = self._values.get(key)
                 if value is not None:
                     self._values.move_to_end(key)
+                    self.hits += 1
                 found.append(value)
         return found
 

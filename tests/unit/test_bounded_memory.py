@@ -18,6 +18,7 @@ def test_the_least_recently_used_is_forgotten_first() -> None:
     assert memory.get_many(["a", "b", "c"]) == [5, 4, None] and len(memory) == 2
     memory.clear()
     assert len(memory) == 0 and memory.get("a") is None
+    assert memory.hits == 5  # "a" once, then "a" and "c", then "a" and "b": each ask that found its value
 
 
 def test_size_zero_remembers_nothing() -> None:

@@ -18,7 +18,6 @@ into passages worth scoring.
 from __future__ import annotations
 
 import re
-import threading
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -79,9 +78,6 @@ class PassageJudge(ABC):
         self._embedder = embedder
         self.decider: Decider = decider
         self._judgements: BoundedMemory[tuple[object, ...], Judgement] = BoundedMemory(remembered)
-        self._count_lock = threading.Lock()
-        self.judgements_reused = 0
-        """How many judgements came from memory (for tests and benchmarks)."""
 
     @property
     def embedder(self) -> Embedder:
@@ -91,6 +87,11 @@ class PassageJudge(ABC):
 
             self._embedder = default_embedder()
         return self._embedder
+
+    @property
+    def judgements_reused(self) -> int:
+        """How many judgements came from memory (for tests and benchmarks)."""
+        return self._judgements.hits
 
     @abstractmethod
     def candidates(self, claim: str, evidence: Sequence[Evidence]) -> list[Candidate]:
@@ -110,8 +111,6 @@ class PassageJudge(ABC):
         key = (claim, tuple((item.id, item.title, item.url, item.text) for item in evidence))
         remembered = self._judgements.get(key)
         if remembered is not None:
-            with self._count_lock:
-                self.judgements_reused += 1
             return remembered
         subject = claim_subject(claim)
         relevant = on_topic(subject, evidence, lambda item: self.closeness(claim, item))

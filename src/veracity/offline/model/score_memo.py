@@ -9,7 +9,6 @@ the model would compute again, and a verdict reached from memory is the verdict 
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -35,11 +34,17 @@ class ScoreMemo:
 
     def __init__(self, size: int = DEFAULT_SCORES_REMEMBERED) -> None:
         """An empty memo for at most `size` rows."""
-        self.size = size
         self._rows: BoundedMemory[bytes, bytes] = BoundedMemory(size)
-        self._count_lock = threading.Lock()
-        self.reused = 0
+
+    @property
+    def size(self) -> int:
+        """The most rows kept."""
+        return self._rows.size
+
+    @property
+    def reused(self) -> int:
         """How many rows were answered from memory (for tests and benchmarks)."""
+        return self._rows.hits
 
     def __len__(self) -> int:
         """How many rows are remembered now."""
@@ -47,11 +52,8 @@ class ScoreMemo:
 
     def recall(self, keys: Sequence[bytes], width: int) -> list[NDArray[np.float32] | None]:
         """The remembered row of each key (float32, `width` values), or None."""
-        found = [None if row is None else np.frombuffer(row, dtype=np.float32, count=width)
-                 for row in self._rows.get_many(keys)]
-        with self._count_lock:
-            self.reused += sum(row is not None for row in found)
-        return found
+        return [None if row is None else np.frombuffer(row, dtype=np.float32, count=width)
+                for row in self._rows.get_many(keys)]
 
     def keep(self, keys: Sequence[bytes], rows: NDArray[np.float32]) -> None:
         """Remember `rows` (one per key), forgetting the least recently used past the size."""
