@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import threading
 from collections.abc import Sequence
 from importlib import resources
@@ -18,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from veracity.bounded_memory import BoundedMemory
+from veracity.cores import usable_cores
 
 if TYPE_CHECKING:
     from tokenizers import Encoding
@@ -171,7 +171,7 @@ little padding in them."""
 
 
 def bulk_embedder() -> Embedder:
-    """An embedder for large single calls (knowledge-base ingest), using up to 4 cores.
+    """An embedder for large single calls (knowledge-base ingest), using up to 4 of the usable cores.
 
     Kept apart from `default_embedder()`, whose single thread suits many concurrent small calls.
     Its batches are cut by token count (`BULK_BATCH_TOKENS`), which keeps padding small.
@@ -182,4 +182,4 @@ def bulk_embedder() -> Embedder:
 
 @functools.lru_cache(maxsize=1)
 def _load_bulk_embedder() -> Embedder:
-    return Embedder(threads=min(4, os.cpu_count() or 1), batch_tokens=BULK_BATCH_TOKENS)
+    return Embedder(threads=min(4, usable_cores()), batch_tokens=BULK_BATCH_TOKENS)
