@@ -370,9 +370,10 @@ def _read(subject: Subject, evidence: Sequence[Evidence], claim_stems: set[str],
     one whose clause shares most of them.
     """
     best: tuple[tuple[int, int, int], _Read] | None = None
+    wanted = claim_stems | wording
     for source in subject_sources(subject, evidence, rival):
         text = source.sentence.text
-        overlap = len((claim_stems | wording) & set(content_stems(text)))
+        overlap = len(wanted & set(content_stems(text)))
         figures = [measure for measure in find_measures(text)
                    if measure.unit is not None and measure.unit.dimension == dimension
                    and not (dimension == "count" and unit is not None and measure.unit.name != unit.name)
@@ -382,8 +383,7 @@ def _read(subject: Subject, evidence: Sequence[Evidence], claim_stems: set[str],
             continue
         # Of several figures in one sentence, the one whose clause shares most words with the claim
         # ("manufactured in 18 countries and marketed in over 180"); the first on a tie.
-        measure = max(figures, key=lambda figure: (_clause_overlap(text, figure, claim_stems | wording),
-                                                   -figure.start))
+        measure = max(figures, key=lambda figure: (_clause_overlap(text, figure, wanted), -figure.start))
         key = (source.rank, -overlap, source.order)
         if best is None or key < best[0]:
             best = (key, _Read(source, measure))
