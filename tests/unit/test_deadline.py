@@ -28,16 +28,19 @@ class OneSlowSearch:
 
 
 def test_a_stalled_claim_is_unverifiable_and_the_finished_one_keeps_its_verdict() -> None:
+    # The offline models load before the clock starts, and the deadline leaves the finished claim far more
+    # time than it needs (well under a second once loaded), so a busy machine does not decide the outcome.
+    assert veracity.check(FAST, model="offline", backend=OneSlowSearch()).passed
     started = time.perf_counter()
     report = veracity.check(f"{FAST} {SLOW}", model="offline", backend=OneSlowSearch(), search_timeout=3600,
-                            check_deadline=3)
-    assert time.perf_counter() - started < 60  # a hang guard, not a speed target
+                            check_deadline=10)
+    assert time.perf_counter() - started < 120  # a hang guard, not a speed target
     fast, slow = report.claims
     assert report.verdict_for(fast.id).label == "supported"
     assert report.verdict_for(slow.id).label == "unverifiable"
-    assert "deadline of 3 s" in report.verdict_for(slow.id).reason
+    assert "deadline of 10 s" in report.verdict_for(slow.id).reason
     [failure] = [f for f in report.failures if isinstance(f, DeadlineFailure)]
-    assert failure.claims_not_judged == [slow.id] and failure.seconds == 3 and failure.unfinished
+    assert failure.claims_not_judged == [slow.id] and failure.seconds == 10 and failure.unfinished
     assert not report.ok and not report.passed and report.outcome == "incomplete"
     assert [issue.code for issue in report.evaluation.issues] == ["deadline_exceeded"]
     assert report.summary.failures == len(report.failures)

@@ -75,9 +75,9 @@ async def test_a_stalled_extraction_ends_at_the_deadline_without_a_retry(world: 
 async def test_a_context_reused_for_a_new_check_gets_the_whole_deadline_again(world: FakeWorld) -> None:
     world.extract(claims_reply((FAST, FAST))).evidence(FAST, [hit(FAST)])
     world.judge(FAST, verdict_reply("supported", "c1-e1", FAST))
-    graph = build_graph(model=world.model(first_token_delay=0.3), backend=world.backend())
-    context = Context(check_deadline=2, verify_pages=False)
-    for _ in range(3):  # 3 checks of about 0.6 s each: only a clock that restarts lets the last one finish
+    graph = build_graph(model=world.model(first_token_delay=1.0), backend=world.backend())
+    context = Context(check_deadline=5, verify_pages=False)
+    for _ in range(3):  # 3 checks of about 2 s each: only a clock that restarts lets the last one finish
         report = _report(await graph.ainvoke({"text": FAST}, context=context))
         assert report.failures == [] and report.passed
 
