@@ -49,6 +49,38 @@ def test_html_title_and_main_text(tmp_path: Path) -> None:
     assert "<p>" not in text and "color: red" not in text and "var x" not in text
 
 
+SPHINX_PAGE = """<html><head><title>Built-in Types</title></head><body><div class="body" role="main">
+<h1>Built-in Types<a class="headerlink" href="#built-in-types" title="Permalink">\u00b6</a></h1>
+<dl class="py method"><dt class="sig" id="str.removeprefix"><span class="sig-name">str.removeprefix</span>\
+(<em>prefix</em>, <em>/</em>)<a class="headerlink" href="#str.removeprefix">\u00b6</a></dt>
+<dd><p>If the string starts with the <em>prefix</em> string, return
+<code class="docutils literal"><span class="pre">string[len(prefix):]</span></code>. Otherwise, return a copy of the
+original string:</p>
+<div class="highlight-default notranslate"><div class="highlight">\
+<pre><span class="gp">&gt;&gt;&gt; </span>'TestHook'.removeprefix('Test')
+'Hook'
+</pre></div></div>
+<div class="versionadded"><p><span class="versionmodified">New in version 3.9.</span></p></div>
+</dd></dl>
+<p>Strings also support two styles of string formatting, one providing a large degree of flexibility and
+customization, and the other based on the C printf style formatting that handles a narrower range of types
+and is slightly harder to use correctly, but is often faster for the cases it can handle.</p>
+</div></body></html>"""
+"""A page as Sphinx writes it: paragraphs hard-wrapped in the HTML source, a doctest block, permalinks."""
+
+
+def test_a_hard_wrapped_paragraph_is_one_paragraph_and_code_blocks_are_left_out(tmp_path: Path) -> None:
+    _, text, _ = text_of(write(tmp_path / "stdtypes.html", SPHINX_PAGE))
+    paragraphs = text.split("\n\n")
+    assert ("If the string starts with the prefix string, return string[len(prefix):]. Otherwise, return a copy "
+            "of the original string:") in paragraphs
+    assert any(p.startswith("Strings also support two styles") and p.endswith("cases it can handle.")
+               for p in paragraphs)
+    assert "str.removeprefix(prefix, /)" in paragraphs
+    assert ">>>" not in text and "'Hook'" not in text and "\u00b6" not in text
+    assert all("\n" not in paragraph for paragraph in paragraphs)
+
+
 def test_html_falls_back_to_stripping_tags(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import trafilatura
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from veracity.kb.sources import Source
 
@@ -183,14 +183,82 @@ def _html_title(head: bytes) -> str | None:
 
 
 def _extract_main_text(markup: str) -> str:
-    """Main text by trafilatura (boilerplate removed); the tag-stripped text when it finds none."""
+    """Main text by trafilatura (boilerplate removed), a paragraph per block; the tag-stripped text if it finds none.
+
+    trafilatura's XML says where each paragraph, heading, list item and table row begins and ends;
+    its plain text does not (it keeps a page's hard-wrapped lines, so Sphinx output would be cut into
+    fragments such as "str.removeprefix(prefix) and"). Blank lines keep blocks apart; code blocks are
+    (``pre`` elements, and ``code`` elements outside a sentence) are left out, since they are not
+    prose for the judge to read as sentences.
+    """
     import trafilatura
 
-    extracted = trafilatura.extract(markup, include_comments=False, include_tables=True, favor_recall=True)
-    if extracted and extracted.strip():
-        # trafilatura puts one paragraph or heading per line; blank lines keep them separate sentences.
-        return re.sub(r"\n+", "\n\n", extracted)
-    return strip_tags(markup)
+    prose = _PREFORMATTED.sub("", markup)  # code listings and console sessions, not prose
+    extracted = trafilatura.extract(prose, include_comments=False, include_tables=True, favor_recall=True,
+                                    output_format="xml")
+    paragraphs = main_text_paragraphs(extracted) if extracted else []
+    return "\n\n".join(paragraphs) if paragraphs else strip_tags(markup)
+
+
+_PREFORMATTED = re.compile(r"<pre\b.*?</pre\s*>", re.IGNORECASE | re.DOTALL)
+_PERMALINK = "\u00b6"
+"""The pilcrow that documentation generators put after headings as a link to them."""
+_XML_BLOCKS = frozenset({"p", "head", "item", "quote", "row", "list", "table", "main", "doc", "div", "section"})
+"""trafilatura XML elements that hold blocks (the others, such as hi, ref, code in a sentence, are inline)."""
+_XML_PARAGRAPHS = frozenset({"p", "head", "item", "quote"})
+_SENTENCE_PARENTS = frozenset({"p", "head", "cell", "quote", "hi", "ref"})
+
+
+def main_text_paragraphs(xml: str) -> list[str]:
+    """The paragraphs of trafilatura's XML output, each with its line breaks and runs of spaces collapsed.
+
+    A table row is one paragraph, its cells joined by " | "; a code block (a ``code`` element that
+    is not part of a sentence) is left out.
+    """
+    from lxml import etree
+
+    root = etree.fromstring(xml.encode("utf-8"), parser=etree.XMLParser(recover=True))
+    paragraphs: list[str] = []
+    if root is not None:
+        _collect(root, paragraphs)
+    return paragraphs
+
+
+def _collapse(text: str) -> str:
+    return re.sub(r"\s+", " ", text.replace(_PERMALINK, " ")).strip()
+
+
+def _is_code_block(element: Any) -> bool:
+    if element.tag != "code" or element.getparent() is None or element.getparent().tag in _SENTENCE_PARENTS:
+        return False
+    parent = element.getparent()
+    before = parent.text if element.getprevious() is None else element.getprevious().tail
+    return "\n" in (element.text or "") or not ((before or "").strip() or (element.tail or "").strip())
+
+
+def _own_text(element: Any) -> str:
+    """The element's text and its inline children's, without its block children's."""
+    parts = [element.text or ""]
+    for child in element:
+        if child.tag not in _XML_BLOCKS and not _is_code_block(child):
+            parts.append("".join(child.itertext()))
+        parts.append(child.tail or "")
+    return _collapse(" ".join(parts) if any(c.tag == "lb" for c in element) else "".join(parts))
+
+
+def _collect(element: Any, paragraphs: list[str]) -> None:
+    if _is_code_block(element) or not isinstance(element.tag, str):
+        return
+    if element.tag == "row":
+        cells = [_collapse("".join(cell.itertext())) for cell in element]
+        if row := " | ".join(cell for cell in cells if cell):
+            paragraphs.append(row)
+        return
+    if element.tag in _XML_PARAGRAPHS and (text := _own_text(element)):
+        paragraphs.append(text)
+    for child in element:
+        if child.tag in _XML_BLOCKS or _is_code_block(child):
+            _collect(child, paragraphs)
 
 
 def _streamed_html(texts: Iterable[str]) -> Iterator[str]:
