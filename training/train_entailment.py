@@ -15,17 +15,28 @@ Training data:
   sentence pairs and Factcheck-GPT pairs whose claim hashes to train), repeated
   ``--in-domain-repeat`` times. Calibration and test claims are never read here.
 
+Contrast training (issue 36) starts from the shipped model (``training/unpack_shipped.py`` turns
+its int8 file back into float weights; pass that folder as ``--init-from``) and adds
+``--contrast`` files of generated minimal pairs (``training/contrast_pairs.py``) and, with
+``--factcg``, FactCG's binary grounding rows: a ``not_supported`` row is trained towards
+"refuted or unverifiable" (the loss is minus the log of the two probabilities' sum), since a
+binary source does not say which.
+
 A second stage (``--init-from`` a first-stage checkpoint) continues training on a smaller
 sample of the NLI files (``--nli-rows``) and, with ``--mine-with``, on passages mined from the
 claim-level train parts by a first-stage model (`mined_passage_rows`): the same kind of short
 passage the judge scores at check time, instead of a long evidence text cut at the token limit.
 
-Batches are drawn in length buckets (less padding) and run under bfloat16 autocast on the CPU
-(``--no-bf16`` turns it off); both are about a 2x speed-up each on 2 cores. Everything is seeded.
+Batches are drawn in length buckets (less padding). ``--bf16`` runs them under bfloat16 autocast,
+which only pays on a CPU with bf16 units: the first two stages used it, but on an AVX2-only CPU
+(AMD EPYC, 2 cores) a step ran 17x slower with it than in float32, so float32 is the default.
+Everything is seeded.
 
 The output folder gets ``hf/`` (the fine-tuned model, for re-export), ``model.int8.onnx``,
 ``labels.json`` and ``training.json`` (configuration, data hashes and counts, losses, dev
-score). A checkpoint is written to ``checkpoint/`` every ``--save-every`` steps;
+score). A checkpoint is written to ``checkpoint/`` every ``--save-every`` steps, with the
+optimizer, the learning-rate schedule and the step reached; ``--resume`` continues a run from it
+(the batches are the same on every run with the same options, so the run goes on where it stopped);
 ``--export-from DIR`` exports and quantizes a saved model without training (with no
 ``training.json`` in ``--out`` it records the data the given options would train on, so pass
 the options the model was trained with). ``--stop-after N`` ends a run early on the schedule of
@@ -58,12 +69,19 @@ from claim_split import DEFAULT_DATA_DIR as BENCHMARK_DIR
 from claim_split import SPLIT_SEED, ClaimSplit
 
 LABELS = ("supported", "refuted", "unverifiable")
+NOT_SUPPORTED = "not_supported"
+"""The negative label of binary sources: refuted or unverifiable, the source does not say which."""
+TARGETS: dict[str, tuple[int, ...]] = {label: (i,) for i, label in enumerate(LABELS)} | {NOT_SUPPORTED: (1, 2)}
+"""The label indexes whose summed probability a row's label asks for."""
 TRAIN_FILES = ("fever.jsonl", "nli_mix.jsonl")
 EXCLUDED_FILES = ("sick_noncommercial.jsonl",)
 IN_DOMAIN_FILES = ("climatefever_pairs.jsonl", "factcheckgpt_pairs.dev.jsonl")
 CLAIM_LEVEL_FILES = ("climatefever_claims.jsonl", "factcheckgpt_pairs.dev.jsonl")
 """Benchmark files whose evidence is a whole text judged as one (`mined_passage_rows`)."""
 DEFAULT_NLI_DIR = Path(__file__).resolve().parents[2] / "shared" / "nli"
+MAX_HYPOTHESIS_CHARS = 400
+"""Claims longer than this (web boilerplate taken for a sentence) are not trained on: with the pair cut at
+`--max-length` tokens by shortening the premise, such a claim would leave no room for the premise."""
 BUCKET_BATCHES = 64
 """Batches per length bucket: rows are sorted by length inside pools of this many batches."""
 
@@ -204,6 +222,21 @@ def training_rows(args: argparse.Namespace) -> tuple[list[dict], dict]:
     for source in dict.fromkeys(r["source"] for r in domain):
         counts[f"{source} (train part)"] = dict(Counter(r["label"] for r in domain if r["source"] == source))
     rows += domain * args.in_domain_repeat
+    for path in args.contrast:
+        contrast = read_rows(path)
+        for row in contrast:
+            row["source"] = f"contrast: {row.get('kind', '').split(':')[0]}"
+        counts[f"contrast ({path.name})"] = dict(Counter(r["label"] for r in contrast))
+        rows += contrast
+    if args.factcg:
+        factcg = [r for r in read_rows(args.nli_dir / "train" / "factcg_binary.jsonl")
+                  if r["label"] in ("supported", NOT_SUPPORTED)]
+        counts["factcg_binary.jsonl"] = dict(Counter(r["label"] for r in factcg))
+        rows += factcg
+    too_long = [r for r in rows if len(r["hypothesis"]) > MAX_HYPOTHESIS_CHARS]
+    if too_long:  # the premise is what gets cut to fit; a claim longer than the budget cannot be trained on
+        counts["dropped: hypothesis too long"] = dict(Counter(r["label"] for r in too_long))
+        rows = [r for r in rows if len(r["hypothesis"]) <= MAX_HYPOTHESIS_CHARS]
     rng.shuffle(rows)
     if args.max_train is not None and args.max_train < len(rows):
         rows = rows[: args.max_train]
@@ -318,20 +351,56 @@ def load_model(path: Path):
     return model, AutoTokenizer.from_pretrained(path)
 
 
+def set_loss(logits: torch.Tensor, rows: list[dict]) -> torch.Tensor:
+    """Mean of minus the log of each row's target probability (a sum over `TARGETS` for a binary label)."""
+    log_probabilities = torch.log_softmax(logits.float(), dim=-1)
+    mask = torch.zeros_like(log_probabilities, dtype=torch.bool)
+    for i, row in enumerate(rows):
+        mask[i, list(TARGETS[row["label"]])] = True
+    return -torch.logsumexp(log_probabilities.masked_fill(~mask, float("-inf")), dim=-1).mean()
+
+
+def save_checkpoint(folder: Path, model, tokenizer, optimizer, schedule, done: int, losses: list[float]) -> None:
+    """The model and everything a resumed run needs, written so that a crash mid-write leaves the old one."""
+    partial = folder.with_name(folder.name + ".partial")
+    model.save_pretrained(partial)
+    tokenizer.save_pretrained(partial)
+    torch.save({"optimizer": optimizer.state_dict(), "schedule": schedule.state_dict(), "done": done,
+                "losses": losses, "torch_rng": torch.get_rng_state()}, partial / "trainer_state.pt")
+    if folder.exists():
+        old = folder.with_name(folder.name + ".old")
+        folder.rename(old)
+        partial.rename(folder)
+        import shutil
+
+        shutil.rmtree(old)
+    else:
+        partial.rename(folder)
+
+
 def train(args: argparse.Namespace) -> dict:
     """Fine-tune, save the model to ``out/hf`` and return the training record."""
     from transformers import get_linear_schedule_with_warmup
 
-    model, tokenizer = load_model(args.init_from or base_model_dir())
+    checkpoint = args.out / "checkpoint"
+    resuming = args.resume and (checkpoint / "trainer_state.pt").is_file()
+    model, tokenizer = load_model(checkpoint if resuming else args.init_from or base_model_dir())
     rows, counts = training_rows(args)
     batches = length_bucketed_batches(rows, args.batch_size, random.Random(args.seed))
-    label_index = {label: i for i, label in enumerate(LABELS)}
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
     total_steps = len(batches) * args.epochs
     schedule = get_linear_schedule_with_warmup(optimizer, max(1, int(total_steps * args.warmup)), total_steps)
     last_step = min(total_steps, args.stop_after or total_steps)
 
     losses: list[float] = []
+    resumed_at = 0
+    if resuming:
+        state = torch.load(checkpoint / "trainer_state.pt", weights_only=False)
+        optimizer.load_state_dict(state["optimizer"])
+        schedule.load_state_dict(state["schedule"])
+        torch.set_rng_state(state["torch_rng"])
+        resumed_at, losses = state["done"], state["losses"]
+        print(f"resuming at step {resumed_at} of {last_step}", flush=True)
     started = time.perf_counter()
     seen = 0
     model.train()
@@ -339,11 +408,12 @@ def train(args: argparse.Namespace) -> dict:
         for step, batch in enumerate(batches, start=1):
             if epoch * len(batches) + step > last_step:
                 break
+            if epoch * len(batches) + step <= resumed_at:
+                continue
             inputs = encode(tokenizer, batch, args.max_length)
-            labels = torch.tensor([label_index[r["label"]] for r in batch])
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.bf16):
                 logits = model(**inputs).logits
-            loss = torch.nn.functional.cross_entropy(logits.float(), labels)
+            loss = set_loss(logits, batch)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
@@ -354,15 +424,14 @@ def train(args: argparse.Namespace) -> dict:
             done = epoch * len(batches) + step
             if done % 100 == 0 or step == len(batches):
                 elapsed = time.perf_counter() - started
-                left = elapsed / done * (last_step - done)
+                left = elapsed / (done - resumed_at) * (last_step - done)
                 print(
                     f"epoch {epoch + 1} step {step}/{len(batches)} loss {np.mean(losses[-100:]):.3f} "
                     f"({seen / elapsed:.1f} pairs/s, {elapsed / 60:.0f} min, about {left / 60:.0f} min left)",
                     flush=True,
                 )
             if args.save_every and done % args.save_every == 0:
-                model.save_pretrained(args.out / "checkpoint")
-                tokenizer.save_pretrained(args.out / "checkpoint")
+                save_checkpoint(checkpoint, model, tokenizer, optimizer, schedule, done, losses)
                 model.train()
     train_seconds = time.perf_counter() - started
     model.save_pretrained(args.out / "hf")
@@ -381,7 +450,9 @@ def data_record(args: argparse.Namespace, rows: list[dict], counts: dict) -> dic
         "initialised_from": str(args.init_from) if args.init_from else "the base model",
         "mined_with_model_sha256": file_sha256(args.mine_with / "model.int8.onnx") if args.mine_with else None,
         "config": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
-        "train_files": {name: file_sha256(args.nli_dir / "train" / name) for name in TRAIN_FILES},
+        "train_files": {name: file_sha256(args.nli_dir / "train" / name)
+                        for name in TRAIN_FILES + (("factcg_binary.jsonl",) if args.factcg else ())},
+        "contrast_files": {str(path): file_sha256(path) for path in args.contrast},
         "in_domain_files": {name: file_sha256(args.benchmark_dir / name)
                             for name in dict.fromkeys(IN_DOMAIN_FILES + (CLAIM_LEVEL_FILES if args.mine_with else ()))},
         "claim_split_seed": SPLIT_SEED,
@@ -408,6 +479,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mine-with", type=Path, default=None,
                         help="also train on passages mined from the claim-level train parts with the model in this "
                              "folder (model.int8.onnx + config.json), see mined_passage_rows")
+    parser.add_argument("--contrast", type=Path, action="append", default=[],
+                        help="a JSON Lines file of generated minimal pairs (training/contrast_pairs.py); repeatable")
+    parser.add_argument("--factcg", action="store_true",
+                        help="also train on nli/train/factcg_binary.jsonl (not_supported = refuted or unverifiable)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue from out/checkpoint when it holds a trainer state (same options as the run)")
     parser.add_argument("--in-domain-repeat", type=int, default=4, help="times the benchmark train part is repeated")
     parser.add_argument("--augment", type=float, default=0.1,
                         help="premise-swap and negation rows, each this share of the NLI rows (0: none)")
@@ -416,7 +493,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lr", type=float, default=6e-5)
     parser.add_argument("--warmup", type=float, default=0.06, help="share of steps spent warming up")
     parser.add_argument("--max-length", type=int, default=160, help="tokens per pair; the premise is cut first")
-    parser.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=True, help="bfloat16 autocast")
+    parser.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=False,
+                        help="bfloat16 autocast (off by default: on a 2-core AVX2 CPU without bf16 units a training "
+                             "step ran 17x slower with it, 0.9 against 15-16 pairs/s)")
     parser.add_argument("--stop-after", type=int, default=None,
                         help="stop after this many steps; the learning-rate schedule still spans the full run")
     parser.add_argument("--save-every", type=int, default=1000, help="steps between checkpoints (0: none)")
