@@ -663,7 +663,7 @@ def made_consistent(data: dict[str, Any]) -> dict[str, Any]:
     report = report.model_copy(update={
         "summary": Summary(claims=len(report.claims), supported=labels["supported"], refuted=labels["refuted"],
                            unverifiable=labels["unverifiable"], failures=len(report.failures)),
-        **{name: getattr(scored, name) for name in ("evidence_coverage", "average_similarity", "confidence_score",
+        **{name: getattr(scored, name) for name in ("evidence_coverage", "average_similarity", "reliability_score",
                                                      "hallucination_risk", "unsupported_claims")}})
     evaluation = expected_evaluations(report)[0]
     edited: dict[str, Any] = json.loads(report.model_copy(
@@ -715,7 +715,7 @@ def tamper_edits() -> dict[str, Edit]:
 
     def edit_risk(data: dict[str, Any]) -> dict[str, Any]:
         data["hallucination_risk"] = "LOW" if data["hallucination_risk"] != "LOW" else "HIGH"
-        data["confidence_score"] = 0.99
+        data["reliability_score"] = 0.99
         return data
 
     def quote_null(data: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, computed_field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, StringConstraints, computed_field
 
 from veracity.errors import ToolErrorKind
 
@@ -364,7 +364,7 @@ Outcome = Literal["pass", "fail", "incomplete"]
 """What a finished report amounts to: the text passes, fails, or the check is incomplete."""
 
 RiskLevel = Literal["LOW", "MEDIUM", "HIGH"]
-"""Hallucination risk bands of `confidence_score`: LOW >= 0.80, MEDIUM >= 0.60, HIGH below."""
+"""Hallucination risk bands of `reliability_score`: LOW >= 0.80, MEDIUM >= 0.60, HIGH below."""
 
 
 class Report(BaseModel):
@@ -400,11 +400,14 @@ class Report(BaseModel):
     average_similarity: float | None = Field(
         default=None, description="Mean support_score over claims (0 for a claim without evidence)."
     )
-    confidence_score: float | None = Field(
-        default=None, description="0.6 x evidence_coverage + 0.4 x average_similarity (a heuristic)."
+    reliability_score: float | None = Field(
+        default=None, validation_alias=AliasChoices("reliability_score", "confidence_score"),
+        description="0.6 x evidence_coverage + 0.4 x average_similarity (a heuristic summary, not a probability; "
+                    "earlier reports named it confidence_score). A verdict's own `confidence` is the calibrated one.",
     )
     hallucination_risk: RiskLevel | None = Field(
-        default=None, description="LOW at confidence >= 0.80, MEDIUM at 0.60-0.79, HIGH below; HIGH with no evidence."
+        default=None, description="LOW at reliability_score >= 0.80, MEDIUM at 0.60-0.79, HIGH below; HIGH with no "
+                                  "evidence.",
     )
     unsupported_claims: list[str] = Field(
         default_factory=list, description="Texts of the claims not judged supported."

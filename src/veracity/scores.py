@@ -27,16 +27,16 @@ class Reliability:
 
     evidence_coverage: float | None
     average_similarity: float | None
-    confidence_score: float | None
+    reliability_score: float | None
     hallucination_risk: RiskLevel | None
     unsupported_claims: list[str]
 
 
-def risk_level(confidence: float) -> RiskLevel:
+def risk_level(score: float) -> RiskLevel:
     """LOW at 0.80 and above, MEDIUM from 0.60, HIGH below."""
-    if confidence >= 0.80:
+    if score >= 0.80:
         return "LOW"
-    return "MEDIUM" if confidence >= 0.60 else "HIGH"
+    return "MEDIUM" if score >= 0.60 else "HIGH"
 
 
 def support_scores(
@@ -65,19 +65,19 @@ def support_scores(
 
 
 def reliability(claims: list[Claim], verdicts: list[Verdict], scores: dict[str, float | None]) -> Reliability:
-    """Coverage, average similarity, confidence (0.6 x coverage + 0.4 x similarity) and risk."""
+    """Coverage, average similarity, the reliability score (0.6 x coverage + 0.4 x similarity) and risk."""
     if not claims:
         return Reliability(None, None, None, None, [])
     labels = {v.claim_id: v.label for v in verdicts}
     supported = sum(labels.get(c.id) == "supported" for c in claims)
     coverage = supported / len(claims)
     similarity = sum(max(scores.get(c.id) or 0.0, 0.0) for c in claims) / len(claims)
-    confidence = 0.6 * coverage + 0.4 * similarity
+    score = 0.6 * coverage + 0.4 * similarity
     no_evidence = all(scores.get(c.id) is None for c in claims)
     return Reliability(
         evidence_coverage=round(coverage, 4),
         average_similarity=round(similarity, 4),
-        confidence_score=round(confidence, 4),
-        hallucination_risk="HIGH" if no_evidence else risk_level(confidence),
+        reliability_score=round(score, 4),
+        hallucination_risk="HIGH" if no_evidence else risk_level(score),
         unsupported_claims=[c.text for c in claims if labels.get(c.id) != "supported"],
     )

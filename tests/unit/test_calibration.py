@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -10,7 +11,7 @@ from veracity.contracts import Evidence
 from veracity.offline.calibration.confidence import Calibrator, LogisticModel, default_calibrator, shipped_calibration
 from veracity.offline.calibration.features import FEATURES, judgement_features
 from veracity.offline.calibration.risk import RiskControl, check_min_precision, default_risk_control
-from veracity.offline.calibration.ruling import CaseRule, RiskRule
+from veracity.offline.calibration.ruling import CaseRule, RiskRule, held_back_reason
 from veracity.offline.judge.decision import Candidate, Decision
 from veracity.offline.judge.judgement import Judgement
 from veracity.offline.judge.signals import compute_signals
@@ -137,3 +138,14 @@ def test_the_shipped_calibration_covers_every_label_and_level() -> None:
     computed = shipped_calibration()["calculator"]
     assert set(computed["confidence"]) == {"supported", "refuted"}
     RiskControl.from_dict(computed["risk"])
+
+
+@pytest.mark.parametrize(("confidence", "threshold"), [
+    (0.9449, 0.945), (0.94, 0.9449), (0.80, 0.85), (0.9399, 0.94), (0.501, 0.5011), (0.12, 0.9),
+])
+def test_a_held_back_verdict_never_shows_a_confidence_that_reaches_the_threshold_it_shows(
+        confidence: float, threshold: float) -> None:
+    reason = held_back_reason("refuted", confidence, threshold, 0.9, "The evidence contradicts the claim.")
+    shown, needed = re.match(r"Leans refuted \(confidence ([0-9.]+)\), but a refuted verdict needs ([0-9.]+) ",
+                             reason).groups()
+    assert float(shown) < float(needed) and float(shown) <= confidence and abs(float(needed) - threshold) < 0.006

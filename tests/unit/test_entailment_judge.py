@@ -17,7 +17,7 @@ import veracity
 from veracity.contracts import Evidence, JudgeOutput
 from veracity.nodes.verdict_gate import citation_problem
 from veracity.offline.judge.decision import Candidate
-from veracity.offline.judge.entailment_judge import EntailmentDecider, EntailmentJudge, JudgeSettings
+from veracity.offline.judge.entailment_judge import RULES, EntailmentDecider, EntailmentJudge, JudgeSettings
 from veracity.offline.judge.signals import compute_signals
 from veracity.offline.model.entailment import LABEL_ORDER, EntailmentModel, Probabilities, assets_folder, load_config
 
@@ -132,6 +132,7 @@ def test_settings_are_read_from_the_shipped_config() -> None:
     assert settings.window_sizes == tuple(section["window_sizes"])
     assert settings.overrides == tuple(section["overrides"])
     assert settings.support_must_dominate is section["support_must_dominate"]
+    assert settings.rules == frozenset(section["rules"])
     assert EntailmentJudge().settings == settings
 
 
@@ -169,7 +170,8 @@ def test_model_with_other_labels_is_rejected(tmp_path: Path) -> None:
 
 
 SETTINGS = JudgeSettings(support=0.6, refute=0.6, contradiction_first=False, top_sentences=4, window_around=1,
-                         window_sizes=(2, 3), overrides=("number", "negation"), support_must_dominate=True)
+                         window_sizes=(2, 3), overrides=("number", "negation"), support_must_dominate=True,
+                         rules=frozenset(RULES))
 
 
 def candidates(claim: str, *passages: tuple[str, float, float], sentences: int = 1) -> list[Candidate]:
@@ -190,7 +192,7 @@ def test_contradiction_past_its_threshold_refutes() -> None:
     found = candidates(claim, ("Canberra is the capital of Australia.", 0.1, 0.8), ("Sydney is a city.", 0.3, 0.0))
     decision = EntailmentDecider(SETTINGS).decide(claim, found)
     assert decision.label == "refuted" and decision.candidate is found[0]
-    assert "contradicts 0.80" in decision.reason
+    assert decision.reason == "The evidence contradicts the claim."  # the probability is the verdict's confidence
 
 
 def test_stronger_entailment_beats_contradiction() -> None:
@@ -239,7 +241,7 @@ def test_weak_probabilities_are_unverifiable() -> None:
     claim = "The museum opened in 1990."
     decision = EntailmentDecider(SETTINGS).decide(claim, candidates(claim, ("It is a museum.", 0.4, 0.3)))
     assert decision.label == "unverifiable" and decision.candidate is None
-    assert "entails 0.40, needs 0.60" in decision.reason
+    assert decision.reason == "No passage entails or contradicts the claim clearly enough."
 
 
 def test_the_shortest_passage_past_the_threshold_is_quoted() -> None:

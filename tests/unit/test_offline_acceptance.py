@@ -44,7 +44,7 @@ def test_sydney_paragraph_offline_with_the_demo_corpus(kb_dir: Path) -> None:
     assert report.cited_evidence(None) is None
     assert labels["The Sydney Opera House has over 2,000 rooms."] != "supported"
     assert labels["The Sydney Opera House was funded entirely by the federal government."] != "supported"
-    assert report.confidence_score is not None and report.hallucination_risk in {"LOW", "MEDIUM", "HIGH"}
+    assert report.reliability_score is not None and report.hallucination_risk in {"LOW", "MEDIUM", "HIGH"}
 
 
 def test_user_document_decides_against_sydney_as_capital(kb_dir: Path, tmp_path: Path) -> None:

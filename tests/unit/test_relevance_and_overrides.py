@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from veracity.offline.judge.decision import Candidate
-from veracity.offline.judge.entailment_judge import EntailmentDecider, JudgeSettings
+from veracity.offline.judge.entailment_judge import RULES, EntailmentDecider, JudgeSettings
 from veracity.offline.judge.entities import entity_swap
 from veracity.offline.judge.hearsay import hearsay
 from veracity.offline.judge.negation import negation_mismatch
@@ -19,7 +19,8 @@ from veracity.offline.judge.words import stem
 from veracity.offline.model.entailment import Probabilities
 
 SETTINGS = JudgeSettings(support=0.4, refute=0.6, contradiction_first=False, top_sentences=4, window_around=1,
-                         window_sizes=(2, 3), overrides=("number", "negation", "entity"), support_must_dominate=True)
+                         window_sizes=(2, 3), overrides=("number", "negation", "entity"), support_must_dominate=True,
+                         rules=frozenset(RULES))
 
 
 def scored(claim: str, *passages: tuple[str, float, float], about: str = "") -> list[Candidate]:

@@ -43,7 +43,7 @@ def test_report_scores_follow_the_formula() -> None:
     scored = reliability(claims, verdicts, {"c1": 0.9, "c2": 0.7})
     assert scored.evidence_coverage == 0.5
     assert scored.average_similarity == pytest.approx(0.8)
-    assert scored.confidence_score == pytest.approx(0.6 * 0.5 + 0.4 * 0.8)
+    assert scored.reliability_score == pytest.approx(0.6 * 0.5 + 0.4 * 0.8)
     assert scored.hallucination_risk == "MEDIUM"
     assert scored.unsupported_claims == ["B."]
 
@@ -51,9 +51,9 @@ def test_report_scores_follow_the_formula() -> None:
 def test_no_evidence_at_all_is_high_risk() -> None:
     claims = [claim(1, "A.")]
     scored = reliability(claims, [Verdict(claim_id="c1", label="unverifiable", reason="r")], {"c1": None})
-    assert scored.hallucination_risk == "HIGH" and scored.confidence_score == 0.0
+    assert scored.hallucination_risk == "HIGH" and scored.reliability_score == 0.0
 
 
 def test_no_claims_no_scores() -> None:
     scored = reliability([], [], {})
-    assert scored.confidence_score is None and scored.hallucination_risk is None
+    assert scored.reliability_score is None and scored.hallucination_risk is None

@@ -68,7 +68,7 @@ def consistent(data: dict[str, Any]) -> dict[str, Any]:
     scored = reliability(report.claims, report.verdicts, {v.claim_id: v.support_score for v in report.verdicts})
     report = report.model_copy(update={
         "summary": summary, "evidence_coverage": scored.evidence_coverage,
-        "average_similarity": scored.average_similarity, "confidence_score": scored.confidence_score,
+        "average_similarity": scored.average_similarity, "reliability_score": scored.reliability_score,
         "hallucination_risk": scored.hallucination_risk, "unsupported_claims": scored.unsupported_claims})
     evaluation = expected_evaluations(report)[0]
     report = report.model_copy(update={"evaluation": evaluation, "ok": evaluation.passed})
@@ -117,7 +117,7 @@ def edit_passed(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def edit_risk(data: dict[str, Any]) -> dict[str, Any]:
-    data["hallucination_risk"], data["confidence_score"] = "LOW", 0.95
+    data["hallucination_risk"], data["reliability_score"] = "LOW", 0.95
     return data
 
 

@@ -217,7 +217,8 @@ def _short(value: Any) -> str:
 def _reliability(report: Report) -> list[Finding]:
     scores = {verdict.claim_id: verdict.support_score for verdict in report.verdicts}
     expected = reliability(report.claims, report.verdicts, scores)
-    fields = ("evidence_coverage", "average_similarity", "confidence_score", "hallucination_risk", "unsupported_claims")
+    fields = ("evidence_coverage", "average_similarity", "reliability_score", "hallucination_risk",
+              "unsupported_claims")
     wrong = [f"{name} is {_short(getattr(report, name))}, not {_short(getattr(expected, name))}"
              for name in fields if getattr(report, name) != getattr(expected, name)]
     if wrong:

@@ -77,10 +77,10 @@ def summary_text(report: Report, seconds: float | None = None) -> Text:
     line.append(f" · tokens {report.tokens_in} in / {report.tokens_out} out")
     if report.revisions:
         line.append(f" · {report.revisions} revision(s)")
-    if report.confidence_score is not None:
+    if report.reliability_score is not None:
         risk_style = {"LOW": "green", "MEDIUM": "yellow", "HIGH": "red"}[report.hallucination_risk or "HIGH"]
-        line.append("\nconfidence ")
-        line.append(f"{report.confidence_score:.2f} ({report.hallucination_risk} risk)", risk_style)
+        line.append("\nreliability ")
+        line.append(f"{report.reliability_score:.2f} ({report.hallucination_risk} risk)", risk_style)
         line.append(f" · evidence coverage {report.evidence_coverage:.2f}"
                     f" · average similarity {report.average_similarity:.2f}")
         line.append("  (heuristics, not truth)", "dim")

@@ -103,7 +103,7 @@ def build_report(
         message=state.get("message"),
         evidence_coverage=scored.evidence_coverage,
         average_similarity=scored.average_similarity,
-        confidence_score=scored.confidence_score,
+        reliability_score=scored.reliability_score,
         hallucination_risk=scored.hallucination_risk,
         unsupported_claims=scored.unsupported_claims,
     )

@@ -300,7 +300,7 @@ def _analysis(answer: str, report: Report) -> dict[str, Any]:
             "source": (evidence.url or evidence.title) if evidence else None,
         })
     return {
-        "answer": answer, "confidence_score": report.confidence_score,
+        "answer": answer, "reliability_score": report.reliability_score,
         "hallucination_risk": report.hallucination_risk, "evidence_coverage": report.evidence_coverage,
         "unsupported_claims": report.unsupported_claims, "claims_analysis": claims, "passed": report.passed,
     }

@@ -11,6 +11,7 @@ hand-labelled cases (`CaseRule`): the calculator's, and the permission rule's.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -35,13 +36,32 @@ class Ruling:
 
 def held_back_reason(label: DecisiveLabel, confidence: float, threshold: float | None, min_precision: float,
                      reason: str) -> str:
-    """Why a verdict that leans to `label` is unverifiable, followed by the judge's own reason."""
+    """Why a verdict that leans to `label` is unverifiable, followed by the judge's own reason.
+
+    The confidence and the threshold are shown with as many decimals as it takes for the shown
+    confidence to be below the shown threshold ("0.943 ... needs 0.945", never "0.94 ... needs 0.94").
+    """
     target = f"{min_precision:.0%}"
     if threshold is None:
-        why = f"no {label} verdict of this judge is certified to be right {target} of the time"
-    else:
-        why = f"a {label} verdict needs {threshold:.2f} to be right {target} of the time"
-    return f"Leans {label} (confidence {confidence:.2f}), but {why}. {reason}"
+        return (f"Leans {label} (confidence {confidence:.2f}), but no {label} verdict of this judge is certified "
+                f"to be right {target} of the time. {reason}")
+    shown, needed = distinct_below(confidence, threshold)
+    return (f"Leans {label} (confidence {shown}), but a {label} verdict needs {needed} to be right {target} "
+            f"of the time. {reason}")
+
+
+def distinct_below(value: float, threshold: float, decimals: int = 2) -> tuple[str, str]:
+    """`value` and `threshold` (value < threshold) written so that the shown value is below the shown threshold.
+
+    The value is rounded down and the threshold to the nearest, with more decimals until the shown
+    value is below the shown threshold (at most six).
+    """
+    for places in range(decimals, 7):
+        scale = 10 ** places
+        low, high = math.floor(value * scale) / scale, round(threshold, places)
+        if low < high:
+            return f"{low:.{places}f}", f"{high:.{places}f}"
+    return f"{value:.6f}", f"{threshold:.6f}"
 
 
 def risk_controlled(answer: dict[str, Any], confidence: float | None, risk: RiskControl,

@@ -69,7 +69,7 @@ class PassageJudge(ABC):
     """An offline judge: scores passages of the evidence (`candidates`) and lets its `decider` rule."""
 
     def __init__(self, *, decider: Decider, embedder: Embedder | None = None,
-                 remembered: int = JUDGEMENTS_REMEMBERED) -> None:
+                 remembered: int = JUDGEMENTS_REMEMBERED, reads_off_topic: bool = False) -> None:
         """`embedder` defaults to `default_embedder()` (loaded on first use).
 
         The last `remembered` judgements are kept in memory: the judge is deterministic, so the
@@ -77,6 +77,8 @@ class PassageJudge(ABC):
         """
         self._embedder = embedder
         self.decider: Decider = decider
+        self.reads_off_topic = reads_off_topic
+        """Whether evidence items about another subject are read too (the relevance filter off)."""
         self._judgements: BoundedMemory[tuple[object, ...], Judgement] = BoundedMemory(remembered)
 
     @property
@@ -113,7 +115,8 @@ class PassageJudge(ABC):
         if remembered is not None:
             return remembered
         subject = claim_subject(claim)
-        relevant = on_topic(subject, evidence, lambda item: self.closeness(claim, item))
+        relevant = list(evidence) if self.reads_off_topic else on_topic(
+            subject, evidence, lambda item: self.closeness(claim, item))
         if not relevant:
             decision = Decision("unverifiable", off_topic_reason(subject, evidence), basis="off_topic")
             judgement = Judgement(claim, decision, (), tuple(evidence), ())

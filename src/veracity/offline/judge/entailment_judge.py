@@ -54,6 +54,9 @@ from veracity.offline.sentences import Sentence
 
 OVERRIDE_SIGNALS = tuple(CONTRADICTION_DETECTORS)
 """Contradiction detectors a config may name in ``overrides``."""
+RULES = ("relevance", "on_point", "hearsay", "permission", "narrower_negation")
+"""The decision's rules a config may name in ``rules`` (each is described in `EntailmentDecider`); the
+overrides are named apart, in ``overrides``."""
 NEAR_COPY_SIMILARITY = 0.9
 """Cosine at or above which two evidence sentences count as copies of each other (one is scored)."""
 
@@ -77,6 +80,8 @@ class JudgeSettings:
     overrides: tuple[str, ...]
     support_must_dominate: bool
     """Only a passage read as more entailing than contradicting may support (see `EntailmentDecider`)."""
+    rules: frozenset[str]
+    """The `RULES` in force."""
 
     @classmethod
     def from_config(cls, config: dict[str, Any] | None = None) -> JudgeSettings:
@@ -85,12 +90,15 @@ class JudgeSettings:
         unknown = set(judge["overrides"]) - set(OVERRIDE_SIGNALS)
         if unknown:
             raise ValueError(f"unknown override signals {sorted(unknown)}; known: {sorted(OVERRIDE_SIGNALS)}")
+        rules = frozenset(judge["rules"])
+        if rules - set(RULES):
+            raise ValueError(f"unknown rules {sorted(rules - set(RULES))}; known: {sorted(RULES)}")
         return cls(
             support=float(judge["support"]), refute=float(judge["refute"]),
             contradiction_first=bool(judge["contradiction_first"]),
             top_sentences=int(judge["top_sentences"]), window_around=int(judge["window_around"]),
             window_sizes=tuple(int(size) for size in judge["window_sizes"]), overrides=tuple(judge["overrides"]),
-            support_must_dominate=bool(judge["support_must_dominate"]),
+            support_must_dominate=bool(judge["support_must_dominate"]), rules=rules,
         )
 
 
@@ -135,30 +143,30 @@ class EntailmentDecider:
         scored = [c for c in candidates if c.entailment is not None]
         if not scored:
             return Decision("unverifiable", "No evidence text to judge the claim against.", basis="no_evidence")
-        conflicting = _permission_conflict(claim, scored)
+        t = self.settings
+        conflicting = _permission_conflict(claim, scored) if "permission" in t.rules else None
         if conflicting is not None:
             return conflicting
-        t = self.settings
         credible = [
             c for c in scored
-            if c.signals.hearsay is None
+            if ("hearsay" not in t.rules or c.signals.hearsay is None)
             and (not t.support_must_dominate or _entailment(c).supported > _entailment(c).refuted)
         ]
         top_support = max((_entailment(c).supported for c in credible), default=0.0)
         # A passage refutes only when it speaks of the claim's subject and predicate: the model also
         # reads "X was an English poet" as contradicting "X was born in 1564".
-        on_point = [c for c in scored if same_subject_and_predicate(
+        on_point = [c for c in scored if "on_point" not in t.rules or same_subject_and_predicate(
             claim, c.text, about=c.about, subject_may_differ=c.signals.entity is not None)]
         top_refute = max((_entailment(c).refuted for c in on_point), default=0.0)
         if top_refute >= t.refute and (t.contradiction_first or top_refute >= top_support):
             chosen = _decisive(on_point, lambda p: p.refuted, t.refute)
             return Decision(
-                "refuted", f"The evidence contradicts the claim ({_entailment(chosen).describe()}).", chosen,
+                "refuted", "The evidence contradicts the claim.", chosen,
                 basis="entailment",
             )
         if top_support >= t.support:
             entailing = _past(credible, lambda p: p.supported, t.support)
-            forbidding = _narrower_negation(claim, entailing[0], scored)
+            forbidding = _narrower_negation(claim, entailing[0], scored) if "narrower_negation" in t.rules else None
             if forbidding is not None:
                 return forbidding
             # Windows are checked only when one decides: their other sentences may negate or
@@ -168,46 +176,44 @@ class EntailmentDecider:
                 signal = self._override(candidate.signals)
                 if signal is None:
                     continue
-                if not same_subject_and_predicate(claim, candidate.text, about=candidate.about,
-                                                  subject_may_differ=signal is candidate.signals.entity):
+                if "on_point" in t.rules and not same_subject_and_predicate(
+                        claim, candidate.text, about=candidate.about,
+                        subject_may_differ=signal is candidate.signals.entity):
                     set_aside.append(candidate)
                     continue
                 if signal is candidate.signals.negation and not _negation_on_point(claim, candidate):
                     continue  # it negates a word of the passage's own, not what the claim says
                 return Decision(
                     "refuted",
-                    f"{signal.describe()} (the entailment model alone would say supported: "
-                    f"{_entailment(candidate).describe()}).",
+                    f"{signal.describe()} (the entailment model alone reads the passage as agreeing).",
                     candidate,
                     basis=signal_name(signal),
                 )
             if set_aside:  # the model reads text about something else as support: weaker support is no safer
                 return Decision(
                     "unverifiable",
-                    f"The passage that entails the claim ({_entailment(set_aside[0]).describe()}) differs from it "
-                    "about another subject or predicate, so it decides nothing.",
+                    "The passage that agrees with the claim speaks of another subject or predicate, so it decides "
+                    "nothing.",
                     basis="set_aside",
                 )
             chosen = entailing[0]
-            return Decision("supported", f"The evidence entails the claim ({_entailment(chosen).describe()}).", chosen,
-                            basis="entailment")
-        hearsay = [c for c in scored if c.signals.hearsay is not None and _entailment(c).supported >= t.support
+            return Decision("supported", "The evidence entails the claim.", chosen, basis="entailment")
+        hearsay = [c for c in scored if "hearsay" in t.rules and c.signals.hearsay is not None
+                   and _entailment(c).supported >= t.support
                    and _entailment(c).supported > _entailment(c).refuted]
         if hearsay:
             return Decision("unverifiable", _hearsay_reason(hearsay[0]), basis="hearsay")
         elsewhere = [c for c in scored if c not in on_point and _entailment(c).refuted >= t.refute]
         if elsewhere:
-            strongest = max(elsewhere, key=lambda c: _entailment(c).refuted)
             return Decision(
                 "unverifiable",
-                f"The passage the model reads as contradicting the claim ({_entailment(strongest).describe()}) speaks "
-                "of another subject or attribute, so it decides nothing.",
+                "The passage that contradicts the claim speaks of another subject or attribute, so it decides "
+                "nothing.",
                 basis="set_aside",
             )
         return Decision(
             "unverifiable",
-            f"No passage entails or contradicts the claim clearly enough (best: entails {top_support:.2f}, "
-            f"needs {t.support:.2f}; contradicts {top_refute:.2f}, needs {t.refute:.2f}).",
+            "No passage entails or contradicts the claim clearly enough.",
             basis="unclear",
         )
 
@@ -257,7 +263,7 @@ def _narrower_negation(claim: str, supporting: Candidate, candidates: list[Candi
             return Decision(
                 "refuted",
                 f"{negation.describe()}: the passage about exactly what the claim speaks of says the opposite "
-                f"(a broader passage entails it: {_entailment(supporting).describe()}).",
+                "(a broader passage agrees with it).",
                 candidate, basis="negation",
             )
     return None
@@ -282,8 +288,7 @@ def _hearsay_reason(candidate: Candidate) -> str:
     """Why a passage that repeats the claim does not support it."""
     how = {"question": "only asks whether it is so", "report": "only reports it as someone's claim",
            "condition": "only supposes it"}[candidate.signals.hearsay or "report"]
-    return (f"The passage that repeats the claim ({_entailment(candidate).describe()}) {how}; "
-            "it does not state it, so it supports nothing.")
+    return f"The passage that repeats the claim {how}; it does not state it, so it supports nothing."
 
 
 ProbabilityOf = Callable[[Probabilities], float]
@@ -330,7 +335,8 @@ class EntailmentJudge(PassageJudge):
         self._model = model
         config = getattr(model, "config", None) if model is not None else None
         self.settings = settings or JudgeSettings.from_config(config)
-        super().__init__(decider=EntailmentDecider(self.settings), embedder=embedder, remembered=remembered)
+        super().__init__(decider=EntailmentDecider(self.settings), embedder=embedder, remembered=remembered,
+                         reads_off_topic="relevance" not in self.settings.rules)
 
     @property
     def model(self) -> EntailmentModel:
