@@ -37,7 +37,7 @@ if TYPE_CHECKING:
         TraceRecord,
         Verdict,
     )
-    from veracity.errors import ConfigurationError, InputError, ToolError, VeracityError
+    from veracity.errors import ConfigurationError, InputError, SettingError, ToolError, VeracityError
     from veracity.evidence import EvidenceBackend, RetrieverBackend, TavilyBackend
     from veracity.graph import build_graph, graph
     from veracity.progress import ProgressEvent
@@ -46,7 +46,8 @@ if TYPE_CHECKING:
 __all__ = [
     "Checker", "Claim", "ConfigurationError", "Context", "DeadlineFailure", "Evaluation", "EvaluationIssue",
     "Evidence", "EvidenceBackend", "GateFailure", "Guard", "GuardedAnswer", "InputError", "ProgressEvent", "Report",
-    "RetrieverBackend", "SearchHit", "TavilyBackend", "ToolError", "ToolFailure", "TraceRecord", "VeracityError",
+    "RetrieverBackend", "SearchHit", "SettingError", "TavilyBackend", "ToolError", "ToolFailure", "TraceRecord",
+    "VeracityError",
     "Verdict", "abatch", "acheck", "as_tool", "batch_on_ray", "build_graph", "check", "graph",
 ]
 
@@ -60,7 +61,7 @@ PUBLIC_MODULES: dict[str, str] = {
     "Report": "veracity.contracts", "SearchHit": "veracity.contracts", "ToolFailure": "veracity.contracts",
     "TraceRecord": "veracity.contracts", "Verdict": "veracity.contracts",
     "ConfigurationError": "veracity.errors", "InputError": "veracity.errors", "ToolError": "veracity.errors",
-    "VeracityError": "veracity.errors",
+    "SettingError": "veracity.errors", "VeracityError": "veracity.errors",
     "EvidenceBackend": "veracity.evidence", "RetrieverBackend": "veracity.evidence",
     "TavilyBackend": "veracity.evidence",
     "build_graph": "veracity.graph", "graph": "veracity.graph",

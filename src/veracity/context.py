@@ -5,23 +5,36 @@ objects and custom evidence backends are bound with `build_graph(model=..., back
 instead.
 
 Each field's metadata says everything else there is to know about it (`setting`): its section
-(models, evidence, pages, limits, cache, prompts), its description (which Studio shows too)
-and, where the command line gives it an option of its own, that option (`Flag`). The CLI
-(`veracity.cli.settings`), the server's request fields and the help texts' defaults are all
-read from here; the settings without an option take `--set NAME=VALUE`.
+(models, evidence, pages, limits, cache, prompts), its description (which Studio shows too),
+the rule its value must keep beyond its type (`veracity.setting_rules`), and, where the command line
+gives it an option of its own, that option (`Flag`). The CLI (`veracity.cli.settings`), the server's
+request fields and the help texts' defaults are all read from here; the settings without an option
+take `--set NAME=VALUE`. A Context checks every field it is built with (`setting_problem`), so a bad
+value is refused with the same words whatever surface it came from.
 """
 
 from __future__ import annotations
 
-import datetime
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal
+from typing import Any, Literal, get_type_hints
 
+from veracity.errors import SettingError
 from veracity.evidence.capabilities import SearchKind
-from veracity.offline.calibration.risk import DEFAULT_MIN_PRECISION, check_min_precision
+from veracity.offline.calibration.risk import DEFAULT_MIN_PRECISION
 from veracity.prompts.extract import EXTRACT_PROMPT
 from veracity.prompts.judge import JUDGE_PROMPT
 from veracity.prompts.revise import REVISE_FEEDBACK
+from veracity.setting_rules import (
+    Bounds,
+    Requirement,
+    Rule,
+    are_networks,
+    fills,
+    is_date,
+    is_named,
+    is_web_address,
+    value_problem,
+)
 
 DEFAULT_MODEL = "openai:gpt-4.1-mini"
 """Chat model used when none is configured."""
@@ -61,23 +74,36 @@ class Flag:
     everywhere: bool = False
     """Offered by every command that runs checks (check, batch, serve, eval); otherwise by `veracity check`
     only, and by the others through `--set`."""
-    low: float | None = None
-    """Least value the option accepts."""
-    high: float | None = None
-    """Greatest value the option accepts."""
-    low_open: bool = False
-    """The least value itself is refused."""
-    high_open: bool = False
-    """The greatest value itself is refused."""
-    kind: Literal["file", "folder", "date"] | None = None
-    """A string that names a file, a folder, or a date given as YYYY-MM-DD."""
+    kind: Literal["file", "folder"] | None = None
+    """A string that names a file or a folder."""
     shown_default: str | None = None
     """How the help says the default, where the value alone does not say it well."""
 
 
-def setting(section: Section, description: str, flag: Flag | None = None) -> dict[str, Any]:
-    """A field's metadata: its section, its description (shown by Studio and the help) and its option, if any."""
-    return {"section": section, "description": description, **({"cli": flag} if flag is not None else {})}
+def setting(
+    section: Section, description: str, flag: Flag | None = None, rule: Rule | None = None
+) -> dict[str, Any]:
+    """A field's metadata: its section, its description (shown by Studio and the help), its option and its rule.
+
+    The option and the rule (what the value must be beyond its type) are left out where there is none.
+    """
+    return {"section": section, "description": description, **({"cli": flag} if flag is not None else {}),
+            **({"rule": rule} if rule is not None else {})}
+
+
+def setting_rule(name: str) -> Rule | None:
+    """The rule the Context field `name` keeps beyond its type, if any."""
+    rule = SETTINGS[name].metadata.get("rule")
+    return rule if isinstance(rule, Bounds | Requirement) else None
+
+
+def setting_problem(name: str, value: Any) -> str | None:
+    """Why `value` cannot be the Context field `name`, in the words every surface shows; None when it can."""
+    return value_problem(name, value, _HINTS[name], setting_rule(name))
+
+
+TOKENS = Bounds(0, low_open=True, unit="tokens")
+"""The rule of the answer caps: a positive whole number of tokens."""
 
 
 def setting_description(name: str) -> str:
@@ -96,20 +122,25 @@ class Context:
         "for an OpenAI-compatible server), or 'offline' for the local claim splitter and judge. Default: "
         f"{DEFAULT_MODEL} when OPENAI_API_KEY is set, else offline.",
         Flag(short="-m", metavar="PROVIDER:MODEL", everywhere=True),
+        Requirement("be a model name ('provider:model', or 'offline')", is_named),
     ))
     extract_model: str | None = field(default=None, metadata=setting(
         "models",
         "Model for claim extraction only ('provider:model', or 'offline' for the local splitter). Default: the "
         "model above.",
         Flag(metavar="PROVIDER:MODEL", everywhere=True),
+        Requirement("be a model name ('provider:model', or 'offline')", is_named),
     ))
     judge_model: str | None = field(default=None, metadata=setting(
         "models",
         "Model for the judge only, revise rounds included ('provider:model', or 'offline' for the local judge). "
         "Default: the model above.",
         Flag(metavar="PROVIDER:MODEL", everywhere=True),
+        Requirement("be a model name ('provider:model', or 'offline')", is_named),
     ))
-    temperature: float = field(default=0.0, metadata=setting("models", "Sampling temperature for both steps."))
+    temperature: float = field(default=0.0, metadata=setting(
+        "models", "Sampling temperature for both steps.", rule=Bounds(low=0)
+    ))
     structured_output: StructuredOutput = field(default="auto", metadata=setting(
         "models",
         "How the model is asked for JSON: 'json_schema' (the server enforces the schema: OpenAI, llama.cpp, "
@@ -135,19 +166,23 @@ class Context:
         "A text (e.g. a policy) the answer must stay within; used as the only evidence (search must be "
         "'auto' or 'source', and no backend object bound).",
     ))
-    source_title: str = field(default="source", metadata=setting("evidence", "Name shown for the source text."))
+    source_title: str = field(default="source", metadata=setting(
+        "evidence", "Name shown for the source text.", rule=Requirement("be a name (not blank)", is_named)
+    ))
     kb_path: str | None = field(default=None, metadata=setting(
         "evidence",
         "Knowledge base folder. Default: $VERACITY_KB, else the per-user data folder.",
         Flag(name="--kb", metavar="DIR", kind="folder", everywhere=True),
+        Requirement("be a path (not blank)", is_named),
     ))
     tavily_base_url: str | None = field(default=None, metadata=setting(
         "evidence",
         "Tavily endpoint (a proxy or local fake). Default: $TAVILY_API_BASE_URL, else Tavily's own.",
         Flag(name="--tavily-url", metavar="URL"),
+        Requirement("be an http(s) URL", is_web_address),
     ))
     max_results: int = field(default=5, metadata=setting(
-        "evidence", "Evidence items fetched per claim.", Flag(low=1, high=20)
+        "evidence", "Evidence items fetched per claim.", Flag(), Bounds(1, 20)
     ))
     counter_search: bool = field(default=True, metadata=setting(
         "evidence",
@@ -158,7 +193,8 @@ class Context:
         "evidence",
         "Today's date (YYYY-MM-DD), which ages and 'N years ago' are computed to; recorded on each computed "
         "verdict. Default: the system clock.",
-        Flag(metavar="YYYY-MM-DD", kind="date"),
+        Flag(metavar="YYYY-MM-DD"),
+        Requirement("be a date as YYYY-MM-DD", is_date),
     ))
 
     # -- pages ----------------------------------------------------------------------------------------------------
@@ -174,37 +210,43 @@ class Context:
         "the page').",
         Flag(),
     ))
-    page_timeout: float = field(default=10.0, metadata=setting("pages", "Seconds one page fetch may take."))
+    page_timeout: float = field(default=10.0, metadata=setting(
+        "pages", "Seconds one page fetch may take.", rule=Bounds(0, low_open=True, unit="seconds")
+    ))
     page_max_bytes: int = field(default=5_000_000, metadata=setting(
-        "pages", "Bytes of a page read at most; a longer page is cut there."
+        "pages", "Bytes of a page read at most; a longer page is cut there.",
+        rule=Bounds(0, low_open=True, unit="bytes"),
     ))
     page_allowed_networks: str | None = field(default=None, metadata=setting(
         "pages",
         "Comma-separated networks a page fetch may reach besides public addresses (e.g. '10.0.0.0/8'); "
         "loopback, private and link-local addresses are refused otherwise.",
+        rule=Requirement("be comma-separated IP addresses or networks (e.g. '10.0.0.0/8')", are_networks),
     ))
     page_archive_url: str | None = field(default=None, metadata=setting(
         "pages",
         "When a cited page cannot be fetched live, read this archive's copy instead: a URL template where "
         "{url} is replaced by the cited URL, e.g. 'https://web.archive.org/web/2024/{url}'.",
         Flag(name="--archive-url", metavar="TEMPLATE"),
+        Requirement("hold {url} where the cited URL goes", lambda template: "{url}" in template),
     ))
     page_snapshots: str | None = field(default=None, metadata=setting(
         "pages",
         "Folder where each fetched page is kept as read, named by its SHA-256 (recorded on the verdict), so a "
         "report can be verified offline later.",
         Flag(name="--snapshots", metavar="DIR", kind="folder"),
+        Requirement("be a path (not blank)", is_named),
     ))
 
     # -- limits and retries ---------------------------------------------------------------------------------------
     max_extraction_attempts: int = field(default=3, metadata=setting(
-        "limits", "Extraction attempts before a GateFailure ends the run."
+        "limits", "Extraction attempts before a GateFailure ends the run.", rule=Bounds(low=1)
     ))
     max_judge_attempts: int = field(default=3, metadata=setting(
-        "limits", "Judge attempts per claim per round before a downgrade."
+        "limits", "Judge attempts per claim per round before a downgrade.", rule=Bounds(low=1)
     ))
     max_revisions: int = field(default=2, metadata=setting(
-        "limits", "Revise rounds that re-judge failing claims.", Flag(low=0, high=10, everywhere=True)
+        "limits", "Revise rounds that re-judge failing claims.", Flag(everywhere=True), Bounds(0, 10)
     ))
     min_precision: float = field(default=DEFAULT_MIN_PRECISION, metadata=setting(
         "limits",
@@ -212,40 +254,54 @@ class Context:
         "is kept only when its calibrated confidence clears the threshold certified for this precision on "
         "held-out data; below it the verdict is unverifiable and shows its lean ('unverifiable, leans refuted, "
         "0.62'). A lower precision says more and is wrong more often; 0 turns the rule off.",
-        Flag(metavar="P", low=0, high=1, high_open=True, everywhere=True),
+        Flag(metavar="P", everywhere=True),
+        Bounds(0, 1, high_open=True),
     ))
     check_deadline: float = field(default=600.0, metadata=setting(
         "limits",
         "Seconds a whole check may take; past it, claims not judged yet are unverifiable and the report carries "
         "a DeadlineFailure.",
-        Flag(name="--deadline", metavar="SECONDS", low=0, low_open=True, help=(
+        Flag(name="--deadline", metavar="SECONDS", help=(
             "Stop the whole check after this many seconds; claims not judged by then are unverifiable and the "
             "report says so (exit 3)."
         )),
+        Bounds(0, low_open=True, unit="seconds"),
     ))
-    model_timeout: float = field(default=120.0, metadata=setting(
-        "limits", "Seconds before one chat-model call times out (a failed attempt)."
+    model_timeout: float = field(default=45.0, metadata=setting(
+        "limits",
+        "Seconds before one chat-model call times out (a failed attempt). A model that answered none of the "
+        "check's calls meanwhile has stalled: it is not asked again in this check, so a stalled endpoint is "
+        "reported after one wait, not one per attempt. Raise it for a slow model or a long text.",
+        rule=Bounds(0, low_open=True, unit="seconds"),
     ))
-    search_attempts: int = field(default=3, metadata=setting("limits", "Evidence search attempts per claim."))
+    search_attempts: int = field(default=3, metadata=setting(
+        "limits", "Evidence search attempts per claim.", rule=Bounds(low=1)
+    ))
     search_timeout: float = field(default=20.0, metadata=setting(
-        "limits", "Seconds before one search attempt times out."
+        "limits",
+        "Seconds before one search attempt times out. A knowledge base computing the sentence vectors of chunks "
+        "it returns for the first time does not count that work: a first check on a new one is slower, not failed.",
+        rule=Bounds(0, low_open=True, unit="seconds"),
     ))
     search_backoff: float = field(default=0.5, metadata=setting(
-        "limits", "Initial back-off in seconds between search attempts (exponential)."
+        "limits", "Initial back-off in seconds between search attempts (exponential).",
+        rule=Bounds(0, unit="seconds"),
     ))
     extraction_max_tokens: int | None = field(default=None, metadata=setting(
         "limits",
         "Most tokens the extraction answer may take; a longer answer is cut off, rejected by the gate and "
         "asked again. Default: sized from the text (256 + 0.75 per character).",
+        rule=TOKENS,
     ))
     judge_max_tokens: int = field(default=JUDGE_ANSWER_TOKENS, metadata=setting(
-        "limits", "Most tokens one judge answer may take (as above)."
+        "limits", "Most tokens one judge answer may take (as above).", rule=TOKENS
     ))
     revise_max_tokens: int = field(default=JUDGE_ANSWER_TOKENS, metadata=setting(
-        "limits", "Most tokens one judge answer may take in a revise round (as above)."
+        "limits", "Most tokens one judge answer may take in a revise round (as above).", rule=TOKENS
     ))
     max_text_chars: int = field(default=20_000, metadata=setting(
-        "limits", "Longest input text accepted, in characters.", Flag(name="--max-chars", low=1)
+        "limits", "Longest input text accepted, in characters.", Flag(name="--max-chars"),
+        Bounds(low=1, unit="characters"),
     ))
 
     # -- cache ----------------------------------------------------------------------------------------------------
@@ -262,41 +318,34 @@ class Context:
         "The cache file of model answers and web searches. Default: $VERACITY_CACHE, else cache.sqlite in the "
         "per-user data folder.",
         Flag(name="--cache", metavar="FILE", kind="file", everywhere=True),
+        Requirement("be a path (not blank)", is_named),
     ))
     search_cache_ttl: int = field(default=7 * 24 * 3600, metadata=setting(
         "cache",
         "Seconds a cached web search is reused; 0 searches afresh every time.",
-        Flag(metavar="SECONDS", low=0, shown_default="604800, 7 days"),
+        Flag(metavar="SECONDS", shown_default="604800, 7 days"),
+        Bounds(0, unit="seconds"),
     ))
 
     # -- prompts --------------------------------------------------------------------------------------------------
     extraction_prompt: str = field(default=EXTRACT_PROMPT, metadata=setting(
-        "prompts", "System prompt for claim extraction."
+        "prompts", "System prompt for claim extraction.", rule=Requirement("be a prompt (not blank)", is_named)
     ))
-    judge_prompt: str = field(default=JUDGE_PROMPT, metadata=setting("prompts", "System prompt for the judge."))
+    judge_prompt: str = field(default=JUDGE_PROMPT, metadata=setting(
+        "prompts", "System prompt for the judge.", rule=Requirement("be a prompt (not blank)", is_named)
+    ))
     revise_feedback: str = field(default=REVISE_FEEDBACK, metadata=setting(
-        "prompts", "Template that turns evaluation issues into judge feedback."
+        "prompts", "Template that turns evaluation issues into judge feedback.",
+        rule=Requirement("hold {issues} where the issues go and no other {field} (double any other brace)",
+                         fills("issues")),
     ))
 
     def __post_init__(self) -> None:
-        """Reject a `today` that is not a YYYY-MM-DD date, or a deadline that is not positive, before any work."""
-        if self.page_archive_url is not None and "{url}" not in self.page_archive_url:
-            raise ValueError(f"page_archive_url must hold {{url}} where the cited URL goes, got "
-                             f"{self.page_archive_url!r}")
-        if self.search_cache_ttl < 0:
-            raise ValueError(f"search_cache_ttl must be 0 or more seconds, got {self.search_cache_ttl!r}")
-        for name in ("extraction_max_tokens", "judge_max_tokens", "revise_max_tokens"):
-            value = getattr(self, name)
-            if value is not None and not (isinstance(value, int) and value > 0):
-                raise ValueError(f"{name} must be a positive number of tokens, got {value!r}")
-        check_min_precision(self.min_precision)
-        if not self.check_deadline > 0:
-            raise ValueError(f"check_deadline must be a positive number of seconds, got {self.check_deadline!r}")
-        if self.today is not None:
-            try:
-                datetime.date.fromisoformat(self.today)
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"today must be a date as YYYY-MM-DD, got {self.today!r}") from exc
+        """Check every field (`setting_problem`) before any work; SettingError names each value refused."""
+        problems = [problem for item in fields(self)
+                    if (problem := setting_problem(item.name, getattr(self, item.name))) is not None]
+        if problems:
+            raise SettingError("; ".join(problems))
 
     @classmethod
     def from_settings(cls, **settings: Any) -> Context:
@@ -310,3 +359,4 @@ class Context:
 
 SETTINGS = {item.name: item for item in fields(Context)}
 """Every Context field by name, with its metadata (`setting`)."""
+_HINTS = get_type_hints(Context)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime
 from typing import Annotated, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, StringConstraints, computed_field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, computed_field, model_validator
 
 from veracity.errors import ToolErrorKind
 
@@ -316,10 +316,20 @@ class EvaluationIssue(BaseModel):
 
 
 class Evaluation(BaseModel):
-    """Rule-based evaluation of the whole report."""
+    """Rule-based evaluation of the whole report: the issues the report's rules found.
 
-    passed: bool
+    Whether the text passes is `Report.passed`, and whether the check is sound is `Report.ok`
+    (`sound` here); the evaluation itself carries no pass/fail field, so nothing in a report can
+    say "passed" of a text that fails. A report written before this still reads: its
+    ``evaluation.passed`` (which meant `sound`) is ignored.
+    """
+
     issues: list[EvaluationIssue] = Field(default_factory=list)
+
+    @property
+    def sound(self) -> bool:
+        """True when the rules found no issue: every claim has a verdict with a verified citation, nothing failed."""
+        return not self.issues
 
 
 StructuredMethod = Literal["json_schema", "tools", "provider", "prompt"]
@@ -401,7 +411,7 @@ class Report(BaseModel):
         default=None, description="Mean support_score over claims (0 for a claim without evidence)."
     )
     reliability_score: float | None = Field(
-        default=None, validation_alias=AliasChoices("reliability_score", "confidence_score"),
+        default=None,
         description="0.6 x evidence_coverage + 0.4 x average_similarity (a heuristic summary, not a probability; "
                     "earlier reports named it confidence_score). A verdict's own `confidence` is the calibrated one.",
     )
@@ -413,6 +423,14 @@ class Report(BaseModel):
         default_factory=list, description="Texts of the claims not judged supported."
     )
     message: str | None = Field(default=None, description="A note for people, e.g. why there are no claims.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_earlier_names(cls, data: object) -> object:
+        """Reports written before `reliability_score` was named so carry it as ``confidence_score``."""
+        if isinstance(data, dict) and "confidence_score" in data and "reliability_score" not in data:
+            data = {("reliability_score" if key == "confidence_score" else key): value for key, value in data.items()}
+        return data
 
     def verdict_for(self, claim_id: str) -> Verdict | None:
         """Return the verdict for `claim_id`, or None when it has none."""

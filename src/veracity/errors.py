@@ -17,6 +17,10 @@ class ConfigurationError(VeracityError):
     """A model or evidence backend is not configured, e.g. a missing API key."""
 
 
+class SettingError(VeracityError, ValueError):
+    """A setting's value breaks its rule (`veracity.Context` checks each); the message says each value refused."""
+
+
 ToolErrorKind = Literal["timeout", "rate_limit", "malformed", "auth", "unavailable", "error"]
 """How an evidence backend call failed."""
 

@@ -16,6 +16,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
 from veracity.context import Context
+from veracity.default_context import DefaultContextGraph
 from veracity.nodes.both_ways import both_ways
 from veracity.nodes.calculate import calculate_claim
 from veracity.nodes.deadline import (
@@ -106,7 +107,7 @@ def build_claim_graph(resources: Resources) -> ClaimGraph:
                                    route_after_verdict)
     builder.add_conditional_edges(VERDICT_GATE, after_verdict, [JUDGE_CLAIM, VERIFY_PAGE, END])
     builder.add_edge(VERIFY_PAGE, END)
-    return builder.compile(name=CHECK_CLAIM)
+    return DefaultContextGraph.adopt(builder.compile(name=CHECK_CLAIM))
 
 
 def build_graph(
@@ -152,11 +153,12 @@ def compile_graph(
     builder.add_conditional_edges(EVALUATE_REPORT, route_after_evaluation, [REVISE, FINALIZE_REPORT])
     builder.add_conditional_edges(REVISE, send_revisions, [CHECK_CLAIM])
     builder.add_edge(FINALIZE_REPORT, END)
-    return builder.compile(checkpointer=checkpointer, name=name)
+    return DefaultContextGraph.adopt(builder.compile(checkpointer=checkpointer, name=name))
 
 
 graph = build_graph()
-"""The fact-check graph with every setting taken from the run's context (what `langgraph.json` serves).
+"""The fact-check graph with every setting taken from the run's context (what `langgraph.json` serves); a run
+given no context runs with `Context()`'s defaults (`veracity.default_context`).
 
 Compiling is in-memory wiring (about 10 ms); models and indexes are created on first use, not here.
 """

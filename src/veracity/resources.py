@@ -25,6 +25,7 @@ from veracity.evidence.kb import KnowledgeBaseBackend
 from veracity.evidence.source import SourceTextBackend
 from veracity.evidence.web import TavilyBackend
 from veracity.llm.caps import with_output_cap
+from veracity.llm.stalls import StalledModels
 from veracity.per_run import PerRun
 from veracity.validation import missing_source, source_conflict
 
@@ -328,6 +329,8 @@ class Resources:
         self._unreachable: PerRun[dict[int, BaseChatModel]] = PerRun()
         """Per run: the created models whose endpoint did not answer the preflight
         probe, by id, each with the copy that fails at once in its place (see `veracity.llm.probe`)."""
+        self._stalls = StalledModels()
+        """Per run: the models whose call stalled, not asked again in that run (see `veracity.llm.stalls`)."""
 
     def mode(self, context: Context) -> Mode:
         """The model and evidence the run of `context` uses, resolved once per run.
@@ -355,6 +358,21 @@ class Resources:
         model = (self._unreachable.get(context) or {}).get(id(model), model)
         model, _ = with_output_cap(model, max_tokens)
         return model
+
+    def model_call(self, context: Context, step: ModelStep) -> AbstractAsyncContextManager[None]:
+        """The limits of one call of `step`'s chat model: `model_timeout`, and once per run for a model that stalls.
+
+        The call is cut off after `model_timeout` (`ModelTimeout`); a model that stalled earlier in
+        this run is not asked again (`ModelStalled` at once, see `veracity.llm.stalls`). Messages
+        name the model's endpoint, or its 'provider:model' name when it has none.
+        """
+        from veracity.llm.probe import model_endpoint
+
+        model = self._model(context, step)
+        endpoint = model_endpoint(model)
+        subject = (f"the model endpoint {endpoint}" if endpoint is not None
+                   else f"the model {step_model(context, self.mode(context), step)}")
+        return self._stalls.call(context, id(model), subject=subject, seconds=context.model_timeout)
 
     def offline(self, context: Context, step: ModelStep) -> bool:
         """True when `step` runs offline (the local splitter or judge) instead of a chat model."""

@@ -86,7 +86,7 @@ def route_after_verdict(
 
 def route_after_evaluation(state: FactCheckState, runtime: Runtime[Context]) -> AfterEvaluation:
     """Revise while evaluation fails on fixable claims and the revision cap allows it."""
-    if state["evaluation"].passed or not revisable_claims(state):
+    if state["evaluation"].sound or not revisable_claims(state):
         return FINALIZE_REPORT
     if state.get("revision", 0) >= runtime.context.max_revisions:
         return FINALIZE_REPORT

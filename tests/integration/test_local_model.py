@@ -84,6 +84,7 @@ def check(text: str, **settings: Any) -> veracity.Report:
     A check the deadline ended is asserted to say so as typed data, and the test is skipped: what
     it goes on to assert needs the model's answers.
     """
+    settings = {"model_timeout": DEADLINE, **settings}  # a slow machine is not a stalled model
     report = veracity.check(text, model=f"openai:{SMOLLM2.name}", search="web", verify_pages=False,
                             check_deadline=DEADLINE, search_backoff=0.01, cache=False, **settings)
     skip_if_stopped(report)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -14,7 +15,8 @@ import pytest
 from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
 from veracity.api import check
 from veracity.cache import CachedSearch, CacheStore, ModelCallCache
-from veracity.contracts import Report
+from veracity.cache.entries import SEARCH_ANSWER
+from veracity.contracts import Report, SearchHit
 
 TEXT = "The Sydney Opera House opened in 1973."
 NOTE = "The Sydney Opera House opened in 1973 after fourteen years of building."
@@ -131,4 +133,77 @@ def test_entries_are_written_as_plain_json(tmp_path: Path) -> None:
 
     assert {encoding for _, encoding, _ in rows} == {"json"}
     searches = [json.loads(value) for namespace, _, value in rows if namespace.startswith("search")]
-    assert searches == [[{"title": "Note", "url": "https://example.org/opera", "text": NOTE, "score": None}]]
+    assert [entry["value"] for entry in searches] == [
+        [{"title": "Note", "url": "https://example.org/opera", "text": NOTE, "score": None}]]
+    assert all(set(entry) == {"value", "digest"} for entry in searches)
+
+
+SEARCHES = ("search", "fake")
+"""The namespace of the scripted backend's searches."""
+
+
+def search_entry(path: Path, key: str | None = None) -> tuple[str, dict]:
+    """The key and JSON of the search entry under `key` (default: the only one) in the cache file."""
+    with sqlite3.connect(path) as connection:
+        rows = connection.execute("SELECT key, val FROM cache WHERE ns = ? AND key LIKE ?",
+                                  (",".join(SEARCHES), key or "%")).fetchall()
+    [(found, value)] = rows
+    return found, json.loads(value)
+
+
+def write_search_entry(path: Path, key: str, entry: object) -> None:
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE cache SET val = ? WHERE key = ?", (json.dumps(entry).encode(), key))
+
+
+POISON = "The Sydney Opera House opened in 1850 and never opened again."
+
+
+def poisoned_hits(entry: dict) -> list[dict]:
+    return [{**hit, "text": POISON} for hit in entry["value"]]
+
+
+def poisoned_entry(store: CacheStore, key: str, entry: dict, form: str) -> object:
+    """The search entry under `key` rewritten by someone who can write the cache file, in one of several forms."""
+    if form == "a genuine entry of another question":
+        store.set(SEARCHES, "another-question", [SearchHit(text=POISON)], SEARCH_ANSWER, None)
+        return search_entry(store.path, "another-question")[1]
+    hits = poisoned_hits(entry)
+    plain_digest = hashlib.sha256(json.dumps([list(SEARCHES), key, hits]).encode()).hexdigest()
+    return {"hits rewritten, digest kept": {"value": hits, "digest": entry["digest"]},
+            "hits rewritten, no digest (a plain list)": hits,
+            "hits rewritten, a digest anyone could compute": {"value": hits, "digest": plain_digest}}[form]
+
+
+@pytest.mark.parametrize("form", ["hits rewritten, digest kept", "hits rewritten, no digest (a plain list)",
+                                  "hits rewritten, a digest anyone could compute",
+                                  "a genuine entry of another question"])
+def test_a_poisoned_plain_json_search_entry_of_the_right_shape_is_dropped_and_searched_again(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, form: str
+) -> None:
+    world, store = scripted(), CacheStore(tmp_path / "cache.sqlite")
+    first = cached_check(world, store)
+    key, entry = search_entry(store.path)
+    write_search_entry(store.path, key, poisoned_entry(store, key, entry, form))
+
+    with caplog.at_level(logging.WARNING, logger="veracity.cache"):
+        again = cached_check(world, store)
+
+    assert world.search_calls[TEXT] == 2  # the search ran again
+    assert POISON not in again.model_dump_json()
+    assert [v.label for v in again.verdicts] == [v.label for v in first.verdicts] == ["supported"]
+    warnings = " ".join(record.getMessage() for record in caplog.records if record.levelno == logging.WARNING)
+    assert key in warnings and "dropped" in warnings
+    assert search_entry(store.path, key)[1] == entry  # the answer searched again replaced the poisoned entry
+
+
+def test_a_bad_entry_is_dropped_even_when_nothing_replaces_it(tmp_path: Path) -> None:
+    world, store = scripted(), CacheStore(tmp_path / "cache.sqlite")
+    cached_check(world, store)
+    key, entry = search_entry(store.path)
+    write_search_entry(store.path, key, poisoned_hits(entry))
+
+    assert store.get(("search", "fake"), key, SEARCH_ANSWER) is None
+
+    with sqlite3.connect(store.path) as connection:
+        assert connection.execute("SELECT count(*) FROM cache WHERE key = ?", (key,)).fetchone() == (0,)

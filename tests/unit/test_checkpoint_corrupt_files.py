@@ -59,6 +59,15 @@ def edited(source: str, sql: str) -> Callable[[Path, dict[str, Path]], None]:
     return make
 
 
+def dropped(table: str) -> Callable[[Path, dict[str, Path]], None]:
+    """A finished checkpoint file with one of its tables dropped."""
+    def make(store: Path, saved: dict[str, Path]) -> None:
+        shutil.copy(saved["finished"], store)
+        with sqlite3.connect(store) as connection:
+            connection.execute(f"DROP TABLE {table}")
+    return make
+
+
 def pending_write(kind: str, value: str) -> str:
     """SQL adding a write of `kind` and bytes `value` to the thread's latest checkpoint (read back on resume)."""
     return ("INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, "
@@ -93,6 +102,9 @@ CORRUPT_FORMS: dict[str, Callable[[Path, dict[str, Path]], None]] = {
     "checkpoint bytes cut short": edited("finished", "UPDATE checkpoints SET checkpoint = substr(checkpoint, 1, 20)"),
     "pending write bytes cut short": edited("finished", pending_write("msgpack", "x'92a3'")),
     "metadata that is not JSON": edited("finished", "UPDATE checkpoints SET metadata = '{'"),
+    "the checkpoints table dropped": dropped("checkpoints"),
+    "the writes table dropped": dropped("writes"),
+    "tables of another program, none of the checkpointer's": new_database("CREATE TABLE notes (x TEXT);"),
     "a truncated file": cut(0.5),
     "a file cut to its first page": cut(4096 / 94208),
     "random bytes": written(os.urandom(20_000)),

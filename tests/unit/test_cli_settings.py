@@ -164,14 +164,14 @@ def test_set_none_unsets_an_optional_field_and_literals_are_checked(runner: CliR
     [
         ("check", "max_judge_atempts=5", "unknown setting 'max_judge_atempts'; did you mean max_judge_attempts"),
         ("check", "colour=blue", "unknown setting 'colour'; the settings are: temperature"),
-        ("check", "max_judge_attempts=many", "max_judge_attempts takes a whole number, got 'many'"),
-        ("check", "temperature=warm", "temperature takes a number, got 'warm'"),
-        ("check", "counter_search=maybe", "counter_search takes true or false"),
+        ("check", "max_judge_attempts=many", "max_judge_attempts must be a whole number, at least 1, got 'many'"),
+        ("check", "temperature=warm", "temperature must be a number, 0 or more, got 'warm'"),
+        ("check", "counter_search=maybe", "counter_search must be true or false, got 'maybe' (yes/no, on/off"),
         ("check", "max_revisions=3", "max_revisions has its own option: use --max-revisions"),
         ("check", "verify_pages=false", "verify_pages has its own option: use --page-check"),
         ("check", "temperature", "expected NAME=VALUE, got 'temperature'"),
-        ("check", "judge_max_tokens=0", "judge_max_tokens must be a positive number of tokens"),
-        ("batch", "structured_output=tool", "structured_output takes one of auto, json_schema, tools, prompt, got "
+        ("check", "judge_max_tokens=0", "judge_max_tokens must be a positive whole number of tokens, got 0"),
+        ("batch", "structured_output=tool", "structured_output must be one of auto, json_schema, tools, prompt, got "
                                             "'tool' (did you mean tools"),
         ("batch", "today=yesterday", "today must be a date as YYYY-MM-DD"),
         ("serve", "page_archive_url=https://archive.example/", "page_archive_url must hold {url}"),

@@ -62,7 +62,7 @@ def test_report_json_has_documented_fields(world: FakeWorld) -> None:
     data = json.loads(veracity.check(case["text"], model=world.model(), backend=world.backend()).model_dump_json())
     assert {"claims", "verdicts", "evidence", "failures", "evaluation", "trace", "ok", "summary",
             "tokens_in", "tokens_out"} <= set(data)
-    assert data["evaluation"]["passed"] is True
+    assert data["ok"] is True and data["evaluation"] == {"issues": []}
     assert {"label", "quote", "reason", "evidence_id"} <= set(data["verdicts"][0])
     fields = {"step", "claim_id", "attempt", "outcome", "reason", "tokens_in", "tokens_out", "seconds"}
     assert fields <= set(data["trace"][0])

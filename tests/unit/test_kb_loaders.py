@@ -183,6 +183,39 @@ def test_streaming_splits_each_character_about_once(tmp_path: Path, monkeypatch:
         assert chunks and sum(split) < 1.5 * len(text)
 
 
+BLANK_LINES = 60_000
+
+
+@pytest.mark.parametrize("text", [
+    "\n" * BLANK_LINES,
+    " \n" * BLANK_LINES,
+    "\r\n" * BLANK_LINES,
+    "Intro sentence.\n" + " \n" * BLANK_LINES,
+    "Intro sentence.\r\n" + "\r\n" * BLANK_LINES,
+    "Intro sentence." + " " * BLANK_LINES,
+    " \n" * BLANK_LINES + "Closing sentence.",
+], ids=["newlines", "space lines", "crlf lines", "text then space lines", "text then crlf lines",
+        "text then spaces", "space lines then text"])
+def test_streaming_blank_lines_splits_each_character_about_once(tmp_path: Path, text: str,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stream of whitespace used to be re-split whole with every block: quadratic in the file's size."""
+    split = []
+
+    def counting_split(text: str):
+        split.append(len(text))
+        return real_split(text)
+
+    real_split = veracity.kb.chunking.split_sentences
+    monkeypatch.setattr(veracity.kb.chunking, "split_sentences", counting_split)
+    source = Source.from_path(write(tmp_path / "blank.txt", text))
+    whole = list(chunk_stream(load(source).pieces, SMALL_CHUNKS))
+    split_whole, split[:] = sum(split), []
+    streamed = load(source, stream_threshold=100, block_size=1024)
+    assert list(chunk_stream(streamed.pieces, SMALL_CHUNKS)) == whole
+    # Read whole, the text is split once or twice; the old stream split about len(text)² / 2048 characters.
+    assert sum(split) <= split_whole <= 2 * len(text)
+
+
 def test_large_html_is_streamed_with_tags_stripped(tmp_path: Path) -> None:
     page = "<html><head><title>Big</title></head><body>" + "<p>A paragraph about rivers.</p>" * 200 + "</body></html>"
     document = load(Source.from_path(write(tmp_path / "big.html", page)), stream_threshold=100, block_size=64)

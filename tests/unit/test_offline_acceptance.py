@@ -73,7 +73,7 @@ def test_return_policy_offline(answer: str, passes: bool, tmp_path: Path) -> Non
     policy.write_text(POLICY)
     result = CliRunner().invoke(main, ["check", answer, "--source", str(policy), "--json"])
     data = json.loads(result.stdout)
-    assert data["evaluation"]["passed"] is passes, data["verdicts"]
+    assert data["passed"] is passes, data["verdicts"]
     assert result.exit_code == (0 if passes else 1)
     assert data["claims"], "an answer with a fact must yield claims"
     assert not any("sorry" in c["text"].lower() or "understand" in c["text"].lower() for c in data["claims"])

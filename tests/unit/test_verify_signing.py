@@ -15,6 +15,7 @@ from veracity.audit import write_artefacts
 from veracity.audit.signing import (
     PRIVATE_KEY_FILE,
     PUBLIC_KEY_FILE,
+    SigningKeyError,
     default_keys_folder,
     local_signing_key,
     signature_path,
@@ -122,3 +123,38 @@ def test_writing_unsigned_removes_an_old_signature(report: veracity.Report, tmp_
     written = write_artefacts(report, tmp_path / "out", sign=False)
     assert [path.name for path in written] == ["report.json", "report.md", "audit.md"]
     assert not signature_path(tmp_path / "out" / "report.json").exists()
+
+
+@pytest.mark.parametrize("mode", [0o666, 0o644, 0o640, 0o602])
+def test_a_private_key_others_may_read_or_write_is_refused_with_the_command_that_fixes_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: int) -> None:
+    monkeypatch.setenv("VERACITY_KEYS", str(tmp_path / "keys"))
+    first = local_signing_key()
+    private = tmp_path / "keys" / PRIVATE_KEY_FILE
+    private.chmod(mode)
+
+    with pytest.raises(SigningKeyError) as refused:
+        local_signing_key()
+
+    message = " ".join(str(refused.value).split())
+    assert f"mode {mode:04o}" in message and f"run `chmod 600 {private}`" in message
+    private.chmod(0o600)
+    assert local_signing_key().fingerprint == first.fingerprint  # the fix works, and the key is the same
+
+
+def test_check_out_refuses_a_key_others_may_read_before_it_checks_anything(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VERACITY_KEYS", str(tmp_path / "keys"))
+    local_signing_key()
+    private = tmp_path / "keys" / PRIVATE_KEY_FILE
+    private.chmod(0o666)
+    policy = tmp_path / "policy.txt"
+    policy.write_text("Returns are accepted within 14 days.", encoding="utf-8")
+
+    result = CliRunner().invoke(main, ["check", "You can return it within 14 days.", "--model", "offline",
+                                       "--source", str(policy), "--out", str(tmp_path / "out")])
+
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), (result.output, result.exception)
+    said = " ".join(result.stderr.split())
+    assert f"chmod 600 {private}" in said and "mode 0666" in said and "Traceback" not in result.output
+    assert not (tmp_path / "out").exists()  # refused before the check ran, nothing written

@@ -71,7 +71,7 @@ def consistent(data: dict[str, Any]) -> dict[str, Any]:
         "average_similarity": scored.average_similarity, "reliability_score": scored.reliability_score,
         "hallucination_risk": scored.hallucination_risk, "unsupported_claims": scored.unsupported_claims})
     evaluation = expected_evaluations(report)[0]
-    report = report.model_copy(update={"evaluation": evaluation, "ok": evaluation.passed})
+    report = report.model_copy(update={"evaluation": evaluation, "ok": evaluation.sound})
     edited: dict[str, Any] = json.loads(report.model_dump_json())
     return edited
 
@@ -107,7 +107,7 @@ def duplicate_verdict(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def edit_ok(data: dict[str, Any]) -> dict[str, Any]:
-    data["ok"] = data["evaluation"]["passed"] = not data["ok"]
+    data["ok"] = not data["ok"]
     return data
 
 
@@ -132,7 +132,7 @@ EDITS = {
     fabricate_evidence: "c1: judged again, the offline judge says",
     drop_verdict: "c1: the claim has no verdict",
     duplicate_verdict: "c1: the claim has 2 verdicts, not one",
-    edit_ok: "evaluation says passed=False (no issue), but the report's rules give passed=True",
+    edit_ok: "ok is False, but the report's rules give True",
     edit_passed: "passed is True, but the verdicts and failures give False",
     edit_risk: "reliability scores do not follow from the verdicts",
     drop_quote: "c1: supported, but the quote is empty",
@@ -183,3 +183,17 @@ def test_a_report_judged_by_another_offline_judge_version_fails_with_the_reason(
 
     code, out = verify(written, tmp_path, monkeypatch, other_judge, signed=False)
     assert code == 1 and "the report was judged by offline judge 0.0.1+000000000000, this is offline judge" in out
+
+
+@pytest.mark.parametrize("said", [True, False])
+def test_a_report_in_the_older_form_with_evaluation_passed_still_verifies_when_it_agrees_with_ok(
+        said: bool, written: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def older_form(data: dict[str, Any]) -> dict[str, Any]:
+        data["evaluation"]["passed"] = said  # reports before one pass/fail field carried this copy of `ok`
+        return data
+
+    code, out = verify(written, tmp_path, monkeypatch, older_form, signed=False)
+    if said:  # the genuine report is ok
+        assert code == 0 and "evaluation.passed (an older report's field for ok) is True, as ok is" in out, out
+    else:
+        assert code == 1 and "evaluation.passed (an older report's field for ok) is False, but ok is True" in out, out

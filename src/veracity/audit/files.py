@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 
@@ -16,12 +17,17 @@ class FileRefused(Exception):
     """A file that is not read: what is wrong with it, in words (the message)."""
 
 
-def read_regular_file(path: Path, max_bytes: int) -> bytes:
+FileCheck = Callable[[Path, os.stat_result], None]
+"""A further check of a file opened for reading: raises `FileRefused` to refuse it."""
+
+
+def read_regular_file(path: Path, max_bytes: int, *, check: FileCheck | None = None) -> bytes:
     """The bytes of `path`, a regular file of at most `max_bytes`; else `FileRefused` saying why.
 
     The file is checked with `stat` before it is opened, and again once open (it may have been
     swapped in between); it is opened non-blocking, so even a FIFO put in its place cannot hold
-    the reader.
+    the reader. `check`, when given, is called with the path and the open file's status, and
+    refuses it by raising `FileRefused` (e.g. a private key others may read).
     """
     try:
         before = os.stat(path)
@@ -33,7 +39,10 @@ def read_regular_file(path: Path, max_bytes: int) -> bytes:
     except OSError as exc:
         raise FileRefused(f"cannot be opened ({exc.strerror or exc})") from exc
     with os.fdopen(descriptor, "rb") as handle:
-        _check_kind(os.fstat(handle.fileno()), max_bytes)
+        status = os.fstat(handle.fileno())
+        _check_kind(status, max_bytes)
+        if check is not None:
+            check(path, status)
         data = handle.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise FileRefused(f"is larger than {max_bytes:,} bytes")

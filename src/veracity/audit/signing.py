@@ -9,6 +9,8 @@ the report model ignores, such as ``passed``, or whitespace).
 The key pair is made on first use in `default_keys_folder()` (``$VERACITY_KEYS``, else
 ``keys`` in the user data folder): ``report-signing-key.pem`` (private, mode 0600) and
 ``report-signing-key.pub.pem`` (public, to hand to whoever verifies: ``veracity verify --key``).
+A private key file that others than its owner may read or write is refused, with the command
+that makes it private again.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import binascii
 import hashlib
 import json
 import os
+import shlex
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -204,6 +208,15 @@ def _read_signature(path: Path) -> tuple[str, bytes]:
         raise FileRefused(f"is not a veracity report signature ({exc})") from exc
 
 
+def _private_to_owner(path: Path, status: os.stat_result) -> None:
+    """Refuse a private key file that others than its owner may read or write (as ssh does)."""
+    mode = stat.S_IMODE(status.st_mode)
+    if mode & 0o077:
+        raise FileRefused(f"can be read or written by others than its owner (mode {mode:04o}); it must be private: "
+                          f"run `chmod 600 {shlex.quote(str(path))}` and try again (or make a new key pair, if "
+                          "someone may have copied it)")
+
+
 def _public_pem(key: Ed25519PublicKey) -> bytes:
     return key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
 
@@ -229,7 +242,7 @@ def _write_atomically(path: Path, data: bytes, *, mode: int) -> None:
 
 def _load_private(path: Path) -> Ed25519PrivateKey:
     try:
-        pem = read_regular_file(path, MAX_KEY_BYTES)
+        pem = read_regular_file(path, MAX_KEY_BYTES, check=_private_to_owner)
     except FileRefused as exc:
         raise SigningKeyError(f"the signing key {path} {exc}") from exc
     try:

@@ -50,7 +50,8 @@ def structure_findings(report: Report, written: Any = None, *, scores: bool = Tr
     With `scores`, the support scores are computed again with the local embedder.
     """
     findings = [*_claims_and_verdicts(report), _counts(report), *_mode(report), *_evaluation(report),
-                _passed(report, written), *_extra_fields(report, written), *_reliability(report)]
+                _passed(report, written), _legacy_evaluation(report, written), *_extra_fields(report, written),
+                *_reliability(report)]
     if scores:
         findings += _support_scores(report)
     return [finding for finding in findings if finding is not None]
@@ -134,7 +135,7 @@ def expected_evaluations(report: Report) -> list[Evaluation]:
     deadline = next((f for f in report.failures if isinstance(f, DeadlineFailure)), None)
     if deadline is not None:
         issue = EvaluationIssue(code="deadline_exceeded", message=deadline.message, revisable=False)
-        return [Evaluation(passed=False, issues=[issue])]
+        return [Evaluation(issues=[issue])]
     state = report_state(report)
     return [evaluate(state), evaluate(state, verify_pages=False), evaluate(state, allow_snippet_citations=True)]
 
@@ -146,19 +147,18 @@ def _issues(evaluation: Evaluation) -> list[tuple[str, str, str, bool]]:
 def _evaluation(report: Report) -> list[Finding]:
     recorded = report.evaluation
     expected = expected_evaluations(report)
-    matched = next((e for e in expected if e.passed == recorded.passed and _issues(e) == _issues(recorded)), None)
+    matched = next((e for e in expected if _issues(e) == _issues(recorded)), None)
     rules = matched or expected[0]
     codes = ", ".join(issue.code for issue in rules.issues) or "no issue"
     if matched is not None:
         found = [Finding(None, f"evaluation matches the report's rules ({codes})", True)]
     else:
         said = ", ".join(issue.code for issue in recorded.issues) or "no issue"
-        found = [Finding(None, f"evaluation says passed={recorded.passed} ({said}), but the report's rules give "
-                               f"passed={rules.passed} ({codes})", False)]
-    if report.ok == rules.passed:
+        found = [Finding(None, f"evaluation lists {said}, but the report's rules give {codes}", False)]
+    if report.ok == rules.sound:
         found.append(Finding(None, f"ok is {report.ok}, as the report's rules give", True))
     else:
-        found.append(Finding(None, f"ok is {report.ok}, but the report's rules give {rules.passed}", False))
+        found.append(Finding(None, f"ok is {report.ok}, but the report's rules give {rules.sound}", False))
     return found
 
 
@@ -170,13 +170,35 @@ def _passed(report: Report, written: Any) -> Finding | None:
     return Finding(None, f"passed is {written['passed']!r}, but the verdicts and failures give {report.passed}", False)
 
 
+def _legacy_evaluation(report: Report, written: Any) -> Finding | None:
+    """An older report's ``evaluation.passed`` (what `ok` says: the check is sound) must agree with `ok`."""
+    evaluation = written.get("evaluation") if isinstance(written, dict) else None
+    if not isinstance(evaluation, dict) or "passed" not in evaluation:
+        return None
+    said = evaluation["passed"]
+    if said is report.ok and report.ok == report.evaluation.sound:
+        return Finding(None, f"evaluation.passed (an older report's field for ok) is {said!r}, as ok is", True)
+    return Finding(None, f"evaluation.passed (an older report's field for ok) is {said!r}, but ok is {report.ok} "
+                         f"and the evaluation lists {len(report.evaluation.issues)} issue(s)", False)
+
+
+def _written_fields(written: Any) -> Any:
+    """The file's JSON without the fields a report derives or an older report held (checked apart)."""
+    if not isinstance(written, dict):
+        return written
+    fields = {key: value for key, value in written.items() if key != "passed"}
+    evaluation = fields.get("evaluation")
+    if isinstance(evaluation, dict) and "passed" in evaluation:
+        fields["evaluation"] = {key: value for key, value in evaluation.items() if key != "passed"}
+    return fields
+
+
 def _extra_fields(report: Report, written: Any) -> list[Finding]:
     """Fields in the file that are not part of a report, or differ from what the report model reads back."""
     if written is None:
         return []
     read_back = report.model_dump(mode="json")
-    odd = _differences({key: value for key, value in written.items() if key != "passed"} if isinstance(written, dict)
-                       else written, read_back, "$")
+    odd = _differences(_written_fields(written), read_back, "$")
     if not odd:
         return []
     shown = "; ".join(odd[:_SHOWN_PATHS]) + (f"; and {len(odd) - _SHOWN_PATHS} more" if len(odd) > _SHOWN_PATHS else "")

@@ -7,7 +7,9 @@ checks each again:
 * the report is whole and consistent (`structure`): one verdict per claim, and the counts,
   evaluation, `ok`, `passed` and reliability scores as the project's own rules compute them;
 * every supported or refuted verdict has a quote that occurs in the evidence item it cites
-  (plain arithmetic, which cites nothing, is computed again from the claim instead);
+  (plain arithmetic, which cites nothing, is computed again from the claim instead), and so
+  does every unverifiable verdict that carries a quote (the closest passage a held-back
+  verdict shows);
 * every computation gives the same label and the same steps when run again on the stored
   evidence and date;
 * an offline report's judged verdicts come out the same from the offline judge (`rejudge`);
@@ -30,6 +32,7 @@ from veracity.audit.findings import Finding
 from veracity.audit.rejudge import rejudge_findings
 from veracity.audit.structure import evidence_by_claim, structure_findings
 from veracity.calculator import calculate
+from veracity.citations import quote_problem
 from veracity.contracts import PAGE_VERIFIED, Claim, Evidence, Report, Verdict
 from veracity.nodes.calculate import computation_of
 from veracity.nodes.evaluate import decisive_problem
@@ -72,6 +75,8 @@ def _verdict_findings(claim: Claim, verdict: Verdict, evidence: list[Evidence],
     found: list[Finding] = []
     if verdict.label != "unverifiable":
         found.append(_citation(claim, verdict, evidence))
+    elif (held := _held_back_citation(claim, verdict, evidence)) is not None:
+        found.append(held)
     if verdict.computation is not None:
         found.append(_computation(claim, verdict, evidence))
     if snapshots is not None and verdict.page is not None and verdict.page.snapshot:
@@ -88,6 +93,26 @@ def _citation(claim: Claim, verdict: Verdict, evidence: list[Evidence]) -> Findi
     if arithmetic:
         return Finding(claim.id, "arithmetic gives the same label when computed again from the claim", True)
     return Finding(claim.id, f"quote is in {verdict.evidence_id}", True)
+
+
+def _held_back_citation(claim: Claim, verdict: Verdict, evidence: list[Evidence]) -> Finding | None:
+    """An unverifiable verdict's citation, when it carries one: the closest passage must be quoted as found.
+
+    The gate keeps an unverifiable verdict's quote only when it occurs in the evidence item it
+    cites; None when the verdict cites nothing.
+    """
+    if verdict.quote is None and verdict.evidence_id is None and not verdict.citation_verified:
+        return None
+    if verdict.evidence_id is None:
+        return Finding(claim.id, "unverifiable, but it carries a quote that cites no evidence item", False)
+    cited = next((item for item in evidence if item.id == verdict.evidence_id), None)
+    if cited is None:
+        return Finding(claim.id, f"unverifiable, but its quote cites {verdict.evidence_id!r}, which was not "
+                                 "retrieved for this claim", False)
+    problem = quote_problem(verdict.quote, cited.text)
+    if problem is not None:
+        return Finding(claim.id, f"unverifiable, but {problem} {cited.id!r}", False)
+    return Finding(claim.id, f"closest quote is in {cited.id}", True)
 
 
 def _computation(claim: Claim, verdict: Verdict, evidence: list[Evidence]) -> Finding:

@@ -11,7 +11,12 @@ A row is known by its id and its digest (a hash of its text and source, `BatchRo
   row is not checked, and its line is an error saying which line holds the id. Renaming the
   row would hand the user an id they never gave; its report would then be found under no id
   they know, so the clash is reported where they can see it and fix it.
-Every row read is counted exactly once: ``rows == checked + skipped + duplicates``.
+Every row read is counted exactly once: ``rows == checked + skipped + duplicates + missing``.
+
+A row is *not checked* when its line is an error (written now, or by an earlier run: a rerun
+skips it as done, but counts it here) or when it was handed out and no line came back
+(`missing`); `BatchSummary.unchecked` counts them and `unchecked_lines` names the first few, so
+a run that leaves any is never taken for a complete one.
 """
 
 from __future__ import annotations
@@ -23,13 +28,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from veracity.batch.output import OutputFile, done_rows
+from veracity.batch.output import OutputFile, WrittenLine, done_rows
 from veracity.batch.rows import BatchRow, read_rows
 
 
 @dataclass
 class BatchSummary:
-    """What a batch run did. Every row read is counted once: ``rows == checked + skipped + duplicates``."""
+    """What a batch run did. Every row read is counted once: ``rows == checked + skipped + duplicates + missing``."""
 
     rows: int = 0
     """Rows read from the input."""
@@ -41,12 +46,23 @@ class BatchSummary:
     """Rows recorded with an error instead of a report (among `checked`)."""
     duplicates: int = 0
     """Rows repeating an earlier row of the input (same id, text and source): no line of their own."""
+    failed_earlier: int = 0
+    """Rows skipped as done whose line in the output is an error from an earlier run (among `skipped`)."""
+    missing: int = 0
+    """Rows handed out for checking that got no line in the output (e.g. their check was lost)."""
     claims: int = 0
     seconds: float = 0.0
     failures: list[str] = field(default_factory=list)
     """The first few row errors, for the closing message."""
     duplicate_lines: list[str] = field(default_factory=list)
     """The first few duplicates, for the closing message."""
+    unchecked_lines: list[str] = field(default_factory=list)
+    """The first few rows not checked (failed now or in an earlier run, or missing), for the closing message."""
+
+    @property
+    def unchecked(self) -> int:
+        """Rows of the input that have no report: they failed in this run or an earlier one, or are missing."""
+        return self.failed + self.failed_earlier + self.missing
 
 
 RowDone = Callable[[BatchRow, dict[str, Any]], None]
@@ -81,6 +97,7 @@ class Ledger:
         self._holders = {key: _Holder(lines[0].digest, lines[0].line, earlier=True)
                          for key, lines in self._done.items()}
         self._read: dict[tuple[str, str], int] = {}  # (id, digest) of each row read in this run -> its line
+        self._handed_out: dict[tuple[str, str], BatchRow] = {}  # rows given to a checker, until their line is written
         self._out_name = out.name
         self._on_row = on_row
         self.summary = BatchSummary()
@@ -101,14 +118,28 @@ class Ledger:
                 self._count_duplicate(row, first)
                 continue
             self._read[key] = row.line
-            if any(line.digest in (None, row.digest) for line in self._done.get(row.id, ())):
-                self.summary.skipped += 1
+            written = [line for line in self._done.get(row.id, ()) if line.digest in (None, row.digest)]
+            if written:
+                self._count_skipped(row, written)
                 continue
             holder = self._holders.setdefault(row.id, _Holder(row.digest, row.line, earlier=False))
             if holder.digest != row.digest and row.problem is None:
-                return replace(row, problem=self._clash(row, holder))
+                row = replace(row, problem=self._clash(row, holder))
+            self._handed_out[key] = row
             return row
         return None
+
+    def _count_skipped(self, row: BatchRow, written: list[WrittenLine]) -> None:
+        """Count a row the output already holds; one whose every line there is an error was never checked."""
+        self.summary.skipped += 1
+        errors = [line.error for line in written]
+        if all(error is not None for error in errors):
+            self.summary.failed_earlier += 1
+            self._note_unchecked(row, f"an error from an earlier run, already in {self._out_name}: {errors[-1]}")
+
+    def _note_unchecked(self, row: BatchRow, why: str) -> None:
+        if len(self.summary.unchecked_lines) < MAX_LISTED_FAILURES:
+            self.summary.unchecked_lines.append(f"line {row.line} ({row.id}): {why}")
 
     def _count_duplicate(self, row: BatchRow, first: int) -> None:
         self.summary.duplicates += 1
@@ -130,20 +161,26 @@ class Ledger:
     def record(self, row: BatchRow, record: dict[str, Any]) -> None:
         """Write `row`'s line, count it, and tell the progress callback."""
         self._output.write(record)
+        self._handed_out.pop((row.id, row.digest), None)
         summary = self.summary
         summary.checked += 1
         if "error" in record:
             summary.failed += 1
             if len(summary.failures) < MAX_LISTED_FAILURES:
                 summary.failures.append(f"line {row.line} ({row.id}): {record['error']}")
+            self._note_unchecked(row, str(record["error"]))
         else:
             summary.claims += len(record["report"]["claims"])
         if self._on_row is not None:
             self._on_row(row, record)
 
     def close(self) -> BatchSummary:
-        """Close the output file and return the summary, its time taken set."""
+        """Close the output file and return the summary, its time taken set and rows left without a line counted."""
         self._output.close()
+        for row in self._handed_out.values():
+            self.summary.missing += 1
+            self._note_unchecked(row, f"handed out for checking, but no line for it was written to {self._out_name}")
+        self._handed_out.clear()
         self.summary.seconds = time.perf_counter() - self._started
         return self.summary
 

@@ -14,14 +14,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+MAX_KEPT_ERROR_CHARS = 300
+"""How much of an error line's message is kept, to name the row when it was never checked."""
+
 
 @dataclass(frozen=True)
 class WrittenLine:
-    """What a line already in the output says about its row: its input line and its digest."""
+    """What a line already in the output says about its row: its input line, its digest, and its error if any."""
 
     line: int | None
     digest: str | None
     """None in a line written before lines carried one: the row is then known by its id alone."""
+    error: str | None = None
+    """The start of the line's error when it holds no report (the row was not checked); None for a report."""
 
 
 def done_rows(path: Path) -> dict[str, list[WrittenLine]]:
@@ -42,8 +47,18 @@ def done_rows(path: Path) -> dict[str, list[WrittenLine]]:
             continue
         line, digest = record.get("line"), record.get("digest")
         rows.setdefault(key, []).append(WrittenLine(line if isinstance(line, int) else None,
-                                                    digest if isinstance(digest, str) else None))
+                                                    digest if isinstance(digest, str) else None,
+                                                    _error_of(record)))
     return rows
+
+
+def _error_of(record: dict[str, Any]) -> str | None:
+    """Why a written line holds no report (its error, shortened), or None when it holds one."""
+    if isinstance(record.get("report"), dict):
+        return None
+    error = record.get("error")
+    text = str(error) if error is not None else "the line holds neither a report nor an error"
+    return text if len(text) <= MAX_KEPT_ERROR_CHARS else text[:MAX_KEPT_ERROR_CHARS - 1] + "…"
 
 
 class OutputFile:

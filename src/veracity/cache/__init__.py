@@ -5,8 +5,10 @@ model answers through LangChain's cache interface (`ModelCallCache`, keyed by th
 settings and the exact prompt), web searches through a wrapper around the search backend
 (`CachedSearch`, keyed by backend, endpoint, query and limit, kept 7 days by default). Each
 cached call notes a hit or a miss (`outcomes.py`), which the trace records per call. Entries
-are plain JSON of known shapes (`serializer.py`, `entries.py`): an entry of any other encoding
-or shape is never revived, only logged and treated as a miss.
+are plain JSON of known shapes (`serializer.py`, `entries.py`), each bound to its key by a keyed
+digest (`binding.py`): an entry of any other encoding or shape, or whose digest does not hold
+(edited, forged, or copied from another key), is never used, only logged, dropped and treated
+as a miss.
 
 Why not a node-level `CachePolicy`: a LangGraph node cache is keyed on the node's input state
 only, not on the run's context (model, backend, result limit), and it replays the node's whole

@@ -1,7 +1,8 @@
 """The cache file: where it lives, opening it without ever failing a check, and its statistics.
 
-Entries are plain JSON (`serializer.py`), and an entry read back counts only when it has the
-shape its kind is written in (`entries.py`); anything else is a miss, logged with its key.
+Entries are plain JSON (`serializer.py`), each bound to its key by a keyed digest
+(`binding.py`), and an entry read back counts only when its digest holds and it has the shape its
+kind is written in (`entries.py`); anything else is a miss, logged with its key, and dropped.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any, TypeVar
 from langgraph.cache.sqlite import SqliteCache
 from pydantic import TypeAdapter, ValidationError
 
+from veracity.cache.binding import EntryBinding, UnboundEntry
 from veracity.cache.serializer import PlainJsonSerializer, UnreadableEntry
 
 log = logging.getLogger("veracity.cache")
@@ -71,8 +73,10 @@ class CacheStore:
     """LangGraph's `SqliteCache` at `path`, used so that a cache fault is a miss, never a failed check."""
 
     def __init__(self, path: Path) -> None:
+        """Open (or make) the cache file at `path` and its secret; `OSError` or `sqlite3.Error` when they cannot be."""
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self._binding = EntryBinding.for_cache(path)
         self._cache: SqliteCache[Any] = SqliteCache(path=str(path), serde=PlainJsonSerializer())
         self._warned = threading.Event()
 
@@ -82,13 +86,23 @@ class CacheStore:
             log.warning("cache %s at %s failed (%s); going on without it for this call", action, self.path, exc)
 
     def _foreign(self, namespace: tuple[str, ...], key: str, why: str) -> None:
-        log.warning("cache entry %s (%s) in %s is not one the cache wrote (%s); asking afresh instead",
+        log.warning("cache entry %s (%s) in %s is not one the cache wrote (%s); dropped, asking afresh instead",
                     key, ",".join(namespace), self.path, why)
+        self._drop(namespace, key)
+
+    def _drop(self, namespace: tuple[str, ...], key: str) -> None:
+        """Remove one entry (a bad one, so that nothing reads it again)."""
+        try:
+            with closing(sqlite3.connect(self.path, timeout=10)) as connection, connection:
+                connection.execute("DELETE FROM cache WHERE ns = ? AND key = ?", (",".join(namespace), key))
+        except sqlite3.Error as exc:
+            self._fault("drop", exc)
 
     def get(self, namespace: tuple[str, ...], key: str, shape: TypeAdapter[T]) -> T | None:
-        """The value stored under `key` if it has `shape`, else None (also when the file cannot be read).
+        """The value stored under `key` if it is bound to `key` and has `shape`, else None (also when unreadable).
 
-        An entry that is not plain JSON of `shape` is never revived: it is a miss, logged with its key.
+        An entry that is not plain JSON, whose digest does not hold for `key` (see `binding.py`), or
+        whose value is not of `shape`, is never used: it is a miss, logged with its key, and dropped.
         """
         try:
             found = self._cache.get([(namespace, key)])
@@ -101,19 +115,22 @@ class CacheStore:
         if (namespace, key) not in found:
             return None
         try:
-            return shape.validate_python(found[(namespace, key)])
+            return shape.validate_python(self._binding.open(namespace, key, found[(namespace, key)]))
+        except UnboundEntry as exc:
+            self._foreign(namespace, key, str(exc))
         except ValidationError as exc:
             self._foreign(namespace, key, f"{exc.error_count()} problem(s) with its shape, first: "
                                           f"{exc.errors()[0]['msg']}")
-            return None
+        return None
 
     def set(self, namespace: tuple[str, ...], key: str, value: T, shape: TypeAdapter[T], ttl: int | None) -> None:
-        """Store `value` (of `shape`, written as plain JSON) under `key` for `ttl` seconds (None: until cleared).
+        """Store `value` (of `shape`, as plain JSON bound to `key`) under `key` for `ttl` seconds (None: until cleared).
 
         A failed write, e.g. of a value with no JSON form, is logged; the check goes on.
         """
         try:
-            self._cache.set({(namespace, key): (shape.dump_python(value, mode="json"), ttl)})
+            entry = self._binding.seal(namespace, key, shape.dump_python(value, mode="json"))
+            self._cache.set({(namespace, key): (entry, ttl)})
         except Exception as exc:  # as for reads: a cache fault never fails the check
             self._fault("write", exc)
 

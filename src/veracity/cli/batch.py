@@ -8,13 +8,16 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 from rich.console import Console
 from rich.markup import escape
 
 from veracity.cli.settings import settings_options
+
+if TYPE_CHECKING:
+    from veracity.batch import BatchSummary
 
 BATCH_EPILOG = """\b
 IN: .jsonl (one object per line) or .csv (with a header); the text is in the
@@ -24,11 +27,12 @@ to check against, as `check --source`; it wins over --search).
 OUT: one JSON line per row, {"id", "line", "digest", "report"} or {"id", "line",
 "digest", "error"} (digest: a hash of the row's text and source), appended as
 rows finish. Rerunning skips the rows already in OUT (same id and digest), so an
-interrupted run (Ctrl-C) is finished by running it again. A row without an id
-gets the hash as its id. A row repeating an earlier one (same id, text and
-source) is counted as a duplicate and not checked twice; a row whose id an
-earlier row (or OUT) holds with another text is not checked: its line is an
-error naming the line that holds the id.
+interrupted run (Ctrl-C) is finished by running it again; a row whose line in OUT
+is an error stays unchecked (each run names it, exit 3) until that line is
+removed from OUT. A row without an id gets the hash as its id. A row repeating
+an earlier one (same id, text and source) is counted as a duplicate and not
+checked twice; a row whose id an earlier row (or OUT) holds with another text
+is not checked: its line is an error naming the line that holds the id.
 \b
 --ray [ADDRESS]: check the rows on Ray workers instead (pip install
 'veracity[ray]'); OUT, resume, summary and exit codes stay the same. Without
@@ -38,9 +42,10 @@ ADDRESS a local Ray is started (or the one already running here is joined);
 needs veracity, the knowledge base at the same path and the API keys.
 \b
 Exit codes:
-  0    every row was checked
+  0    every row of IN has a report in OUT
   2    bad input or configuration (nothing ran)
-  3    some rows could not be checked (their errors are in OUT)
+  3    some rows have no report: they failed in this run or an earlier
+       one (their errors are in OUT), or got no line; they are listed
   130  interrupted (Ctrl-C): the rows done are in OUT; the message gives
        the command that resumes"""
 
@@ -107,16 +112,30 @@ def batch_command(in_file: Path, out_file: Path, summary_file: Path | None, conc
             progress.stop()
             interrupted(err, in_file, out_file, text_field)
         progress.update(task, completed=summary.skipped + summary.checked + summary.duplicates)
+    earlier = f" ({summary.failed_earlier} of them with an error)" if summary.failed_earlier else ""
+    missing = f", {summary.missing} without a line" if summary.missing else ""
     err.print(f"{summary.rows} row(s): {summary.checked} checked ({summary.failed} failed), {summary.skipped} "
-              f"already in {escape(str(out_file))}, {summary.duplicates} duplicate(s); {summary.claims} claim(s) "
-              f"in {summary.seconds:.1f} s", highlight=False)
-    for failure in summary.failures:
-        err.print(f"  - {escape(failure)}", highlight=False)
+              f"already in {escape(str(out_file))}{earlier}, {summary.duplicates} duplicate(s){missing}; "
+              f"{summary.claims} claim(s) in {summary.seconds:.1f} s", highlight=False)
     for duplicate in summary.duplicate_lines:
         err.print(f"  - {escape(duplicate)}", highlight=False)
+    if summary.unchecked:
+        not_checked(err, summary, out_file)
     if summary_file is not None:
         write_summary(out_file, summary_file)
-    sys.exit(3 if summary.failed else 0)
+    sys.exit(3 if summary.unchecked else 0)
+
+
+def not_checked(err: Console, summary: BatchSummary, out_file: Path) -> None:
+    """Name the rows that have no report (the first few), and say how to check them again."""
+    more = summary.unchecked - len(summary.unchecked_lines)
+    err.print(f"[bold red]not checked:[/] {summary.unchecked} row(s) have no report in {escape(str(out_file))}"
+              + (f" (the first {len(summary.unchecked_lines)} are listed)" if more > 0 else "") + ":",
+              highlight=False)
+    for line in summary.unchecked_lines:
+        err.print(f"  - {escape(line)}", highlight=False)
+    err.print("  to check them again, remove their lines from OUT (a rerun skips every row OUT holds, errors "
+              "included) and run the same command again", highlight=False, markup=False)
 
 
 def interrupted(err: Console, in_file: Path, out_file: Path, text_field: str) -> NoReturn:

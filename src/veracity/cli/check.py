@@ -90,6 +90,17 @@ def read_source(path: Path) -> str:
     return content
 
 
+def signing_key_ready(err: Console) -> None:
+    """Make or read the key that signs `--out`'s report before the check runs; exit 2 saying why when it cannot."""
+    from veracity.audit.signing import SigningKeyError, local_signing_key
+
+    try:
+        local_signing_key()
+    except SigningKeyError as exc:  # soft-wrapped: the command that fixes it stays whole for copying
+        err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        sys.exit(EXIT_USAGE)
+
+
 def read_text(text: str | None) -> str:
     """Return the text argument, reading standard input for '-' (or when no argument is given and input is piped)."""
     if text == "-" or (text is None and not sys.stdin.isatty()):
@@ -225,6 +236,8 @@ def check_command(
     elif thread_id is not None:
         err.print("[bold red]error:[/] --thread needs --checkpoint FILE", highlight=False)
         sys.exit(EXIT_USAGE)
+    if out_dir is not None:
+        signing_key_ready(err)
     from veracity.run.warmup import warm_up
 
     warm_up(context, mode)  # the models load on another thread while the graph's modules are imported

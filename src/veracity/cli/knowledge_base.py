@@ -19,11 +19,12 @@ from veracity.kb import (
     FileResult,
     IngestProgress,
     IngestReport,
+    IntegrityReport,
     KnowledgeBase,
     KnowledgeBaseError,
-    WarmProgress,
 )
 from veracity.kb.paths import KB_ENV, unusable
+from veracity.kb.sentence_store import STORE_NAME
 from veracity.kb.sources import demo_sources
 
 if TYPE_CHECKING:
@@ -49,10 +50,11 @@ Exit codes:
 
 VERIFY_EXIT_CODES = """\b
 Exit codes:
-  0  every file matches its checksum
+  0  every file matches its checksum, and every stored sentence vector its digest
   1  no checksums recorded (written by an older veracity): the index opens,
      but its contents could not be compared; re-ingest to add them
-  2  bad usage, no usable knowledge base, or damaged files (listed)"""
+  2  bad usage, no usable knowledge base, damaged files or damaged sentence
+     vectors (listed)"""
 
 kb_option = click.option(
     "--kb", "kb_path", type=click.Path(path_type=Path), default=None, metavar="PATH",
@@ -272,38 +274,6 @@ def stats_command(kb_path: Path | None, as_json: bool) -> None:
     Console().print(table, highlight=False)
 
 
-class WarmBar(WarmProgress):
-    """Warm-up progress on stderr: a bar on a terminal, a line at the start otherwise."""
-
-    def __init__(self, err: Console) -> None:
-        self.err = err
-        self.bar: Progress | None = None
-        self.task: TaskID | None = None
-
-    def started(self, sentences: int, missing: int) -> None:
-        """Say how much is left to do, and start the bar."""
-        self.err.print(f"veracity: {missing:,} of {sentences:,} distinct sentences have no stored vector yet",
-                       highlight=False)
-        if self.err.is_terminal and missing:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
-
-            self.bar = Progress("[bold]warm[/]", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), "left",
-                                TimeRemainingColumn(), console=self.err, transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task("", total=missing)
-
-    def advanced(self, count: int) -> None:
-        """Advance the bar."""
-        if self.bar is not None and self.task is not None:
-            self.bar.update(self.task, advance=count)
-
-    def stop(self) -> None:
-        """Remove the bar."""
-        if self.bar is not None:
-            self.bar.stop()
-            self.bar = None
-
-
 @kb_group.command("warm", epilog=KB_EXIT_CODES, short_help="Compute every chunk's sentence vectors ahead of time.")
 @kb_option
 def warm_command(kb_path: Path | None) -> None:
@@ -318,6 +288,8 @@ def warm_command(kb_path: Path | None) -> None:
     Example:
       veracity kb warm --kb ./kb
     """
+    from veracity.cli.warm_progress import WarmBar
+
     err = Console(stderr=True)
     progress = WarmBar(err)
     try:
@@ -331,8 +303,9 @@ def warm_command(kb_path: Path | None) -> None:
                   highlight=False)
         sys.exit(EXIT_INTERRUPTED)
     progress.stop()
+    rate = f", {report.computed / report.seconds:,.1f} vectors/s" if report.computed and report.seconds > 0 else ""
     Console().print(f"Stored {report.computed:,} sentence vectors; all {report.sentences:,} distinct sentences "
-                    f"have one ({report.seconds:.1f} s).", highlight=False)
+                    f"have one ({report.seconds:.1f} s{rate}).", highlight=False, soft_wrap=True)
 
 
 @kb_group.command("list", epilog=KB_EXIT_CODES, short_help="List the indexed documents.")
@@ -400,8 +373,9 @@ def verify_command(kb_argument: Path | None, kb_path: Path | None) -> None:
     Every file of the index is read and hashed again (SHA-256: a second or two per GB).
     Opening the knowledge base for a check only compares sizes and modification times, and
     hashes just the files written to since; damage that changes neither, such as bit rot, is
-    found here, and by the next ingest, which refuses to build on damaged files. KB is the
-    folder (the same as --kb).
+    found here, and by the next ingest, which refuses to build on damaged files. Every row of
+    the sentence-vector store is checked against its digest too (a damaged row is never used:
+    searches recompute it). KB is the folder (the same as --kb).
 
     \b
     Examples:
@@ -416,16 +390,48 @@ def verify_command(kb_argument: Path | None, kb_path: Path | None) -> None:
     except KnowledgeBaseError as exc:
         _fail(err, exc)
     out = Console()
+    store_damage = _print_store_check(out, report)
     if not report.recorded:
         out.print(f"{report.location} ({report.generation}): no checksums recorded; re-ingest to add them "
                   "(the next ingest or removal that changes it records them). The index opens.",
                   highlight=False, markup=False, soft_wrap=True)
+        if store_damage:
+            _fail(err, KnowledgeBaseError(store_damage))
         sys.exit(EXIT_SKIPPED)
     checked = f"{report.files} files, {_size(report.size_bytes)}"
     if not report.damage:
         out.print(f"{report.location} ({report.generation}): OK, {checked} match their checksums.",
                   highlight=False, markup=False, soft_wrap=True)
+        if store_damage:
+            _fail(err, KnowledgeBaseError(store_damage))
         sys.exit(EXIT_OK)
     for damage in report.damage:
         out.print(f"damaged: {damage}", highlight=False, markup=False, soft_wrap=True)
     _fail(err, unusable(report.location, f"{len(report.damage)} of {report.files} files are damaged"))
+
+
+def _print_store_check(out: Console, report: IntegrityReport) -> str | None:
+    """Print what the check of the sentence-vector store found; the error to exit with if it is damaged."""
+    check, path = report.store, report.location / STORE_NAME
+    if check is None:
+        return None
+    clear = (f"it is a cache: delete {path} to clear it (searches and `veracity kb warm --kb {report.location}` "
+             "fill it again)")
+    if check.problem is not None:
+        out.print(f"damaged: {STORE_NAME}: {check.problem}", highlight=False, markup=False, soft_wrap=True)
+        return f"the sentence-vector store {path} cannot be used ({check.problem}); {clear}"
+    if check.undigested:
+        out.print(f"{STORE_NAME}: {check.undigested:,} of {check.rows:,} sentence vectors have no digest (written by "
+                  "an older veracity): they are not trusted, but recomputed when first read "
+                  f"(`veracity kb warm --kb {report.location}` does it now).",
+                  highlight=False, markup=False, soft_wrap=True)
+    if check.bad:
+        out.print(f"damaged: {STORE_NAME}: {check.bad:,} of {check.rows:,} sentence vectors fail their check "
+                  "(wrong length, values not finite or not of unit length, or another digest)",
+                  highlight=False, markup=False, soft_wrap=True)
+        return (f"{check.bad:,} sentence vectors in {path} are damaged or were edited; they are never used "
+                f"(searches recompute them); {clear}")
+    verified = check.rows - check.undigested
+    out.print(f"{STORE_NAME}: OK, {verified:,} sentence vectors match their digests.",
+              highlight=False, markup=False, soft_wrap=True)
+    return None

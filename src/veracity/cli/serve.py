@@ -81,8 +81,10 @@ def serve_command(host: str, port: int, workers: int, rate_limit: str | None, ch
 
         from veracity.errors import VeracityError
         from veracity.server.app import create_app
+        from veracity.server.fatal_signals import log_fatal_signals
         from veracity.server.serving import uvicorn_config
 
+        log_fatal_signals()
         try:
             app = create_app(**options)
         except VeracityError as error:  # a setting the app refuses, said as the workers say it

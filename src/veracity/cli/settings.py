@@ -5,11 +5,14 @@ these commands, or on `check` only); its help is the field's description with th
 from the field; the option's value arrives under the field's name, so `context_settings` maps
 the parsed options onto Context with no renaming. Every other field takes `--set NAME=VALUE`,
 converted from the field's type.
+
+An option's value and a `--set` value are read the same way (`convert`) and checked by Context's own
+check (`veracity.context.setting_problem`), so a refused value is a usage error (exit 2) in the words
+Python and the server use too.
 """
 
 from __future__ import annotations
 
-import datetime
 import difflib
 import functools
 import types
@@ -19,9 +22,10 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 import click
 
-from veracity.context import SETTINGS, Context, Flag
+from veracity.context import SETTINGS, Context, Flag, setting_problem, setting_rule
 from veracity.evidence.capabilities import SEARCH_KINDS
 from veracity.llm.caps import CAP_SETTINGS
+from veracity.setting_rules import Bounds
 
 Command = Literal["check", "batch", "serve", "eval"]
 """The commands that run checks and so take the settings."""
@@ -34,7 +38,7 @@ TOKEN_CAPS_PARAM = "token_caps"
 _TYPES = get_type_hints(Context)
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
-_NONE = ("", "none", "null")
+_NONE = ("none", "null")
 
 
 def flag_of(name: str) -> Flag | None:
@@ -83,6 +87,9 @@ def option_help(name: str, note: str | None = None) -> str:
     parts = [flag.help or str(field.metadata["description"])]
     if note:
         parts.append(note)
+    rule = setting_rule(name)
+    if isinstance(rule, Bounds):
+        parts.append(f"Must {rule.says(whole=_value_type(name) is int)}.")
     default = shown_default(name)
     if default is not None and not _is_switch(name):
         parts.append(f"Default: {default}.")
@@ -106,44 +113,67 @@ def _optional(name: str) -> bool:
     return type(None) in get_args(_TYPES[name])
 
 
+class SettingValue(click.ParamType[Any]):
+    """An option's value for the Context field `name`: read as `--set` reads it, checked as Context checks it."""
+
+    def __init__(self, name: str) -> None:
+        self.setting = name
+        kind = _value_type(name)
+        self.name = {int: "integer", float: "number"}.get(kind, "text")
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The value, or a usage error in Context's words."""
+        if not isinstance(value, str):
+            value = str(value)
+        try:
+            return convert(self.setting, value)
+        except ValueError as error:
+            self.fail(str(error), param, ctx)
+
+
+class SettingChoice(click.Choice[str]):
+    """An option's value for the Literal Context field `name`, among `choices` (help and completion list them)."""
+
+    def __init__(self, name: str, choices: Sequence[str]) -> None:
+        super().__init__(list(choices))
+        self.setting = name
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The choice, or a usage error in Context's words (naming this command's choices where they are fewer)."""
+        try:
+            chosen = convert(self.setting, str(value))
+        except ValueError as error:
+            self.fail(str(error), param, ctx)
+        if chosen not in self.choices:
+            self.fail(f"{self.setting} must be one of {', '.join(map(str, self.choices))} here, got {value!r}",
+                      param, ctx)
+        return chosen
+
+
 def _click_type(name: str, flag: Flag, choices: Sequence[str] | None) -> click.ParamType[Any]:
-    kind = _value_type(name)
     if flag.kind == "file":
         return click.Path(dir_okay=False)
     if flag.kind == "folder":
         return click.Path(file_okay=False)
-    if flag.kind == "date":
-        return click.DateTime(formats=["%Y-%m-%d"])
+    kind = _value_type(name)
     if get_origin(kind) is Literal:
-        return click.Choice(list(choices if choices is not None else get_args(kind)))
-    bounded = flag.low is not None or flag.high is not None
-    if kind is int:
-        return (click.IntRange(_int(flag.low), _int(flag.high), min_open=flag.low_open, max_open=flag.high_open)
-                if bounded else click.INT)
-    if kind is float:
-        return (click.FloatRange(flag.low, flag.high, min_open=flag.low_open, max_open=flag.high_open)
-                if bounded else click.FLOAT)
-    return click.STRING
-
-
-def _int(bound: float | None) -> int | None:
-    return None if bound is None else int(bound)
+        return SettingChoice(name, choices if choices is not None else [str(choice) for choice in get_args(kind)])
+    return SettingValue(name)
 
 
 def checked(name: str, value: Any) -> Any:
-    """`value` for the Context field `name`, as Context itself validates it (ValueError with the reason if not)."""
-    if value is not None:
-        try:
-            Context(**{name: value})
-        except (TypeError, ValueError) as exc:
-            raise ValueError(str(exc)) from None
+    """`value` for the Context field `name`, as Context itself checks it (ValueError with the reason if not).
+
+    None is an option not given: the field keeps its default.
+    """
+    problem = None if value is None else setting_problem(name, value)
+    if problem is not None:
+        raise ValueError(problem)
     return value
 
 
 def _validate(name: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
     def callback(_context: click.Context, _param: click.Parameter, value: Any) -> Any:
-        if isinstance(value, datetime.datetime):
-            value = value.date().isoformat()
         try:
             return checked(name, value)
         except ValueError as exc:
@@ -166,7 +196,10 @@ def setting_option(name: str, *, choices: Sequence[str] | None = None,
 
 
 def convert(name: str, raw: str) -> Any:
-    """`raw` as a value of the Context field `name`, from the field's type; ValueError says what it takes."""
+    """`raw` as a value of the Context field `name`, read as the field's type and checked as Context checks it.
+
+    Text that is not of the field's type is passed on as it is, so Context's check says what the field takes.
+    """
     kind = _value_type(name)
     text = raw.strip()
     if _optional(name) and text.lower() in _NONE:
@@ -176,20 +209,24 @@ def convert(name: str, raw: str) -> Any:
         if text not in choices:
             close = difflib.get_close_matches(text, choices, n=3)
             hint = f" (did you mean {' or '.join(close)}?)" if close else ""
-            raise ValueError(f"{name} takes one of {', '.join(choices)}, got {raw!r}{hint}")
+            raise ValueError(f"{_problem(name, raw)}{hint}")
         return checked(name, text)
     if kind is bool:
         if text.lower() not in _TRUE + _FALSE:
-            raise ValueError(f"{name} takes true or false (yes/no, on/off, 1/0), got {raw!r}")
+            raise ValueError(f"{_problem(name, raw)} (yes/no, on/off and 1/0 work too)")
         return checked(name, text.lower() in _TRUE)
     if kind in (int, float):
         try:
             value = kind(text)
         except ValueError:
-            what = "a whole number" if kind is int else "a number"
-            raise ValueError(f"{name} takes {what}, got {raw!r}") from None
+            raise ValueError(_problem(name, raw)) from None
         return checked(name, value)
     return checked(name, raw)
+
+
+def _problem(name: str, raw: str) -> str:
+    """What Context says of `raw`, the text itself, as the field `name`."""
+    return setting_problem(name, raw) or f"{name} cannot be {raw!r}"
 
 
 def parse_set(command: Command, values: Sequence[str]) -> dict[str, Any]:

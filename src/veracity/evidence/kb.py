@@ -3,16 +3,35 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+import os
 import sqlite3
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from veracity.errors import KnowledgeBaseError, ToolError
 from veracity.evidence.capabilities import Capabilities
+from veracity.evidence.search_clock import not_counted
 
 if TYPE_CHECKING:
     from veracity.contracts import SearchHit
     from veracity.kb import KnowledgeBase
+
+
+@functools.cache
+def first_touch_threads() -> ThreadPoolExecutor:
+    """The threads that compute first-touch sentence vectors, one per usable core, apart from asyncio's default ones.
+
+    Searches side by side on a new knowledge base keep these busy for long; on the default
+    threads, the counted parts of other searches would wait behind them and time out.
+    """
+    from veracity.cores import usable_cores
+
+    return ThreadPoolExecutor(max_workers=max(2, usable_cores()), thread_name_prefix="veracity-first-touch")
+
+
+os.register_at_fork(after_in_child=first_touch_threads.cache_clear)  # a forked child has none of the threads
 
 
 class KnowledgeBaseBackend:
@@ -38,9 +57,21 @@ class KnowledgeBaseBackend:
         self.knowledge_base.verify()
 
     async def search(self, query: str, *, limit: int) -> list[SearchHit]:
-        """The best `limit` chunks for `query`; their sentence vectors are primed in the embedder cache."""
+        """The best `limit` chunks for `query`; their sentence vectors are primed in the embedder cache.
+
+        Computing the sentence vectors of chunks returned for the first time is not counted in the
+        search timeout (`not_counted`): on a large new knowledge base a first check is slower, not
+        failed. The retrieval and the rerank are counted; they never queue behind that work, which
+        runs on threads of its own (`first_touch_threads`).
+        """
+        knowledge_base = self.knowledge_base
         try:
-            return await asyncio.to_thread(self.knowledge_base.search, query, limit)
+            shortlist = await asyncio.to_thread(knowledge_base.shortlist, query, limit)
+            if shortlist.fresh:
+                with not_counted():
+                    await asyncio.get_running_loop().run_in_executor(
+                        first_touch_threads(), knowledge_base.embed_first_touch, shortlist)
+            return await asyncio.to_thread(knowledge_base.reranked, shortlist)
         except (KnowledgeBaseError, OSError, sqlite3.Error) as exc:
             raise ToolError("unavailable", f"knowledge base search failed: {self._without_paths(str(exc))}",
                             transient=False) from exc

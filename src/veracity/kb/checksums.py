@@ -8,6 +8,9 @@ with SHA extensions, about twice blake2b). How much is checked depends on the mo
   its recorded size, which costs a `stat` per file. A file whose modification time changed was
   written to since (or copied without its times) and is hashed, once per process for that
   version of the file. An untouched knowledge base is never read in full here, whatever its size.
+- While a process searches (`changed_check`): a memory-mapped file whose `stat` changed since it
+  was mapped (see `mapped.py`) is hashed before the index is opened again, even if its
+  modification time was put back.
 - `veracity kb verify`, and an ingest or removal before it builds on a generation
   (`full_check`): every file is hashed again. This also finds what the cheap check cannot: a
   change that keeps both the size and the modification time (bit rot, a restored timestamp).
@@ -81,12 +84,16 @@ def parse_records(value: Any) -> dict[str, FileRecord]:
 
 
 @functools.lru_cache(maxsize=64)
-def _sha256_of_version(path: str, size: int, mtime_ns: int, inode: int) -> str:
-    """The SHA-256 of one version of a file (identified by size, time and inode), hashed once per process."""
+def _sha256_of_version(path: str, size: int, mtime_ns: int, ctime_ns: int, inode: int, device: int) -> str:
+    """The SHA-256 of one version of a file (identified by size, times and inode), hashed once per process.
+
+    The change time is part of the version: a write that puts the modification time back still moves it.
+    """
     return file_sha256(Path(path))
 
 
-def _check(kb: Path, generation: str, name: str, expected: FileRecord, *, full: bool) -> Damage | None:
+def _check(kb: Path, generation: str, name: str, expected: FileRecord, *, full: bool,
+           changed: bool = False) -> Damage | None:
     path = kb / generation / name
     shown = f"{generation}/{name}"
     try:
@@ -97,11 +104,12 @@ def _check(kb: Path, generation: str, name: str, expected: FileRecord, *, full: 
         return Damage(shown, f"{expected.size:,} bytes", f"an unreadable file ({exc.strerror or exc})")
     if status.st_size != expected.size:
         return Damage(shown, f"{expected.size:,} bytes", f"{status.st_size:,} bytes")
-    if not full and status.st_mtime_ns == expected.mtime_ns:
+    if not full and not changed and status.st_mtime_ns == expected.mtime_ns:
         return None
     try:
         found = (file_sha256(path) if full
-                 else _sha256_of_version(str(path), status.st_size, status.st_mtime_ns, status.st_ino))
+                 else _sha256_of_version(str(path), status.st_size, status.st_mtime_ns, status.st_ctime_ns,
+                                         status.st_ino, status.st_dev))
     except OSError as exc:
         return Damage(shown, f"sha256 {expected.sha256}", f"an unreadable file ({exc.strerror or exc})")
     return None if found == expected.sha256 else Damage(shown, f"sha256 {expected.sha256}", f"sha256 {found}")
@@ -111,6 +119,12 @@ def quick_check(kb: Path, generation: str, records: Mapping[str, FileRecord]) ->
     """Damage found cheaply: missing or resized files, and the contents of files written to since."""
     return [damage for name, expected in records.items()
             if (damage := _check(kb, generation, name, expected, full=False)) is not None]
+
+
+def changed_check(kb: Path, generation: str, records: Mapping[str, FileRecord]) -> list[Damage]:
+    """Damage in files seen to change on disk while in use: each is hashed, once per process for each version."""
+    return [damage for name, expected in records.items()
+            if (damage := _check(kb, generation, name, expected, full=False, changed=True)) is not None]
 
 
 def full_check(kb: Path, generation: str, records: Mapping[str, FileRecord]) -> list[Damage]:

@@ -185,7 +185,9 @@ class _ChunkBuilder:
 def chunk_stream(pieces: Iterable[str], settings: ChunkSettings | None = None) -> Iterator[Chunk]:
     """Chunk a document given as consecutive pieces of text; yields chunks as soon as they are complete.
 
-    Only the unfinished chunk and the sentence being read are kept in memory, never the whole document.
+    Only the unfinished chunk and the sentence being read are kept in memory, never the whole document
+    (a run of whitespace is kept until the text after it arrives). Each character is split into
+    sentences a bounded number of times, so the cost is linear in the document's length.
     """
     settings = settings or ChunkSettings()
     builder = _ChunkBuilder(settings)
@@ -224,9 +226,18 @@ def chunk_stream(pieces: Iterable[str], settings: ChunkSettings | None = None) -
         keep_from = min(scan, builder.first_start if builder.first_start is not None else scan)
         window, window_start = window[keep_from - window_start:], keep_from
 
+    blank: list[str] = []  # pieces of whitespace only, not split yet
     for piece in pieces:
-        window += piece
+        if not piece or piece.isspace():
+            # Whitespace is split together with the next piece that holds text (or at the end):
+            # re-splitting a growing run of blank lines with every block would make a stream of
+            # them quadratic. Splitting later changes no chunk, only the moment one is yielded.
+            blank.append(piece)
+            continue
+        window += "".join(blank) + piece
+        blank.clear()
         yield from feed(final=False)
+    window += "".join(blank)
     yield from feed(final=True)
     if (chunk := builder.emit(window, window_start)) is not None:
         yield chunk

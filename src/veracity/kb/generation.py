@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,7 +13,7 @@ if TYPE_CHECKING:
     import faiss
 
 from veracity.kb import metadata
-from veracity.kb.checksums import Damage, full_check, quick_check
+from veracity.kb.checksums import Damage, changed_check, full_check, quick_check
 from veracity.kb.manifest import GenerationFiles, Manifest
 from veracity.kb.paths import unusable
 from veracity.kb.vectors import STORED_DTYPE, read_sentences
@@ -52,6 +53,16 @@ def verify(kb: Path, manifest: Manifest) -> None:
             raise unusable(kb, f"{path.relative_to(kb)} is damaged")
 
 
+def verify_changed(kb: Path, manifest: Manifest, names: Collection[str]) -> None:
+    """Hash the named files of the current generation, seen to change while in use, and refuse them if damaged.
+
+    A generation recorded before checksums existed has nothing to compare with and passes.
+    """
+    if manifest.checksums is not None:
+        _refuse(kb, changed_check(kb, manifest.generation,
+                                  {name: record for name, record in manifest.checksums.items() if name in names}))
+
+
 def verify_contents(kb: Path, manifest: Manifest) -> None:
     """Hash every file of the current generation again and refuse it if any differs from its checksum.
 
@@ -75,7 +86,8 @@ def load_dense(kb: Path, manifest: Manifest, *, mapped: bool = False) -> faiss.I
     A mapped index is for searching only. Its vectors stay in the file, read by the operating
     system as searches touch them and shared by every process searching the same generation
     (the workers of `veracity serve`); opening it takes milliseconds at any size. A generation's
-    files never change once written, and a new generation is written beside it. Adding to or
+    files never change once written, and a new generation is written beside it; a reader checks
+    before each search that the mapped file did not change (see `mapped.py`). Adding to or
     removing from a mapped index aborts the process (a FAISS assertion): writers load into memory.
     """
     import faiss

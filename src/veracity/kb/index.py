@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,9 +19,11 @@ from veracity.kb.generation import (
     load_sentences,
     open_metadata,
     verify,
+    verify_changed,
 )
 from veracity.kb.lexical import LexicalIndex
 from veracity.kb.manifest import Manifest
+from veracity.kb.mapped import MappedFiles
 from veracity.kb.paths import unusable
 from veracity.kb.vectors import chunk_of, normalised
 from veracity.offline.sentences import split_sentences
@@ -57,14 +60,19 @@ chunk's best sentence ranks it and its others repeat it."""
 class IndexReader:
     """A loaded, read-only generation: FAISS, BM25, SQLite metadata (and a format-1 index's sentence vectors).
 
-    Safe to search from several threads at once.
+    Safe to search from several threads at once. The files it memory-maps are checked before
+    they are mapped, and `mapped` tells whether they changed on disk since (see `mapped.py`).
     """
 
-    def __init__(self, kb: Path, manifest: Manifest) -> None:
+    def __init__(self, kb: Path, manifest: Manifest, *, changed: Collection[str] = ()) -> None:
+        """Check and open the current generation; `changed` names its files seen to change while in use, hashed now."""
         self.kb = kb
         self.manifest = manifest
         files = manifest.files(kb)
+        mapped = [files.dense.name, *([files.sentences.name] if manifest.legacy else [])]
+        self.mapped = MappedFiles.taken(files.folder, mapped)
         verify(kb, manifest)
+        verify_changed(kb, manifest, changed)
         self._db = open_metadata(kb, files, readonly=True)
         self._db_lock = threading.Lock()
         try:
@@ -77,6 +85,13 @@ class IndexReader:
                     self._lexical = LexicalIndex(files.lexical, files.lexical_ids)
                 except Exception as exc:  # bm25s raises assorted errors on damaged files
                     raise unusable(kb, f"the BM25 index cannot be loaded ({exc})") from exc
+            if moved := self.mapped.changed():  # written to between the check and the mapping: hash them now
+                settled = MappedFiles.taken(files.folder, mapped)
+                verify_changed(kb, manifest, moved)
+                if settled.changed():
+                    raise unusable(kb, f"{', '.join(settled.describe(name) for name in settled.changed())} "
+                                       f"in {files.folder.name} while it was being opened")
+                self.mapped = settled
         except BaseException:
             self._db.close()
             raise

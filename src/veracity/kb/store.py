@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -40,16 +41,19 @@ from veracity.kb.manifest import (
     read_manifest,
 )
 from veracity.kb.paths import default_kb_path, missing
-from veracity.kb.sentence_store import STORE_FILES, SentenceVectorStore
+from veracity.kb.sentence_store import STORE_FILES, SentenceVectorStore, StoreCheck
+from veracity.kb.shortlist import Shortlist, empty_shortlist
 from veracity.kb.sources import DEMO_PREFIX, Source, demo_sources, discover
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-    from veracity.kb.index import Candidate, IndexReader
+    from veracity.kb.index import IndexReader
     from veracity.kb.vectors import ChunkEmbedder
     from veracity.kb.writer import GenerationBuilder
     from veracity.offline.model.embedder import Embedder
+
+logger = logging.getLogger(__name__)
 
 RERANK_EXTRA = 3
 """A search reranks this many chunks beyond those it returns: chosen by recall@5 of the gold
@@ -90,6 +94,8 @@ class IntegrityReport:
     damage: list[Damage]
     recorded: bool
     """False for a manifest written before checksums existed: the index opens, but nothing could be compared."""
+    store: StoreCheck | None = None
+    """What the check of every row of the sentence-vector store found; None when there is no store yet."""
 
 
 def _manifest_identity(path: Path) -> tuple[int, int, int] | None:
@@ -164,6 +170,8 @@ class KnowledgeBase:
         self._sentence_store: SentenceVectorStore | None = None
         self._reader: IndexReader | None = None
         self._reader_identity: tuple[int, int, int] | None = None
+        self._changed_in_use: dict[str, set[str]] = {}
+        """By generation, the names of its memory-mapped files seen to change on disk while searched."""
         self._loading = threading.Lock()
         self._first_touch: InFlight[str, NDArray[np.float32]] = InFlight()
 
@@ -226,6 +234,7 @@ class KnowledgeBase:
     def check_integrity(self) -> IntegrityReport:
         """Hash every file of the current generation again and compare it with its checksum (`veracity kb verify`).
 
+        Every row of the sentence-vector store is checked too (see `sentence_store.py`).
         Without recorded checksums the index is opened as a search would open it instead.
         Raises `KnowledgeBaseError` when there is no usable manifest, or, without checksums,
         when the index cannot be opened.
@@ -233,35 +242,56 @@ class KnowledgeBase:
         manifest = self.manifest()
         if manifest.checksums is None:
             self.load()
-            return IntegrityReport(self.path.resolve(), manifest.generation, 0, 0, [], recorded=False)
+            return IntegrityReport(self.path.resolve(), manifest.generation, 0, 0, [], recorded=False,
+                                   store=self.sentence_store.check())
         damage = full_check(self.path, manifest.generation, manifest.checksums)
         if damage and self.manifest().generation != manifest.generation:
             return self.check_integrity()  # an ingest replaced the generation while it was read
         size = sum(record.size for record in manifest.checksums.values())
         return IntegrityReport(self.path.resolve(), manifest.generation, len(manifest.checksums), size, damage,
-                               recorded=True)
+                               recorded=True, store=self.sentence_store.check())
 
     def load(self) -> IndexReader:
-        """The loaded index for the current generation (loaded once, reloaded after a change)."""
+        """The loaded index for the current generation (loaded once, reloaded after a change).
+
+        Before a loaded index is used again, the files it memory-maps are looked at (a `stat`
+        each, see `mapped.py`). A reader whose files changed on disk is never searched again: the
+        generation is opened anew with the changed files hashed, so damage raises
+        `KnowledgeBaseError` (at every later search too) and a file put back as it was is mapped again.
+        """
         identity = _manifest_identity(self.path / MANIFEST_NAME)
         reader = self._reader
-        if reader is not None and identity == self._reader_identity:
+        if reader is not None and identity == self._reader_identity and not reader.mapped.changed():
             return reader
-        from veracity.kb.index import IndexReader
-
         with self._loading:
-            if self._reader is not None and identity == self._reader_identity:
-                return self._reader
+            reader = self._reader
+            if reader is not None and identity == self._reader_identity:
+                if not (moved := reader.mapped.changed()):
+                    return reader
+                self._reader = None
+                self._changed_in_use.setdefault(reader.manifest.generation, set()).update(moved)
+                logger.warning("the knowledge base at %s changed on disk while in use (%s in %s); its index is "
+                               "checked again before any search reads it", self.path,
+                               "; ".join(reader.mapped.describe(name) for name in moved), reader.manifest.generation)
             try:
-                reader = IndexReader(self.path, self.manifest())
+                reader = self._open_reader()
             except KnowledgeBaseError:
                 # A concurrent ingest may have swapped generations while we read: try the new one once.
                 if _manifest_identity(self.path / MANIFEST_NAME) == identity:
                     raise
                 identity = _manifest_identity(self.path / MANIFEST_NAME)
-                reader = IndexReader(self.path, self.manifest())
+                reader = self._open_reader()
             self._reader, self._reader_identity = reader, identity
             return reader
+
+    def _open_reader(self) -> IndexReader:
+        """Open the current generation, hashing its files seen to change while in use."""
+        from veracity.kb.index import IndexReader
+
+        manifest = self.manifest()
+        reader = IndexReader(self.path, manifest, changed=self._changed_in_use.get(manifest.generation, ()))
+        self._changed_in_use.pop(manifest.generation, None)  # hashed and found as written
+        return reader
 
     # ------------------------------------------------------------------ search
 
@@ -279,37 +309,55 @@ class KnowledgeBase:
 
         The sentence vectors read here are put in the embedder's cache, where the judge finds
         them: stored ones are read, and those of a chunk returned for the first time are computed
-        now and stored for every later search.
+        now and stored for every later search. The three parts (`shortlist`, `embed_first_touch`,
+        `reranked`) can be run one by one, as the `kb` evidence backend does.
         """
+        shortlist = self.shortlist(query, limit)
+        self.embed_first_touch(shortlist)
+        return self.reranked(shortlist)
+
+    def shortlist(self, query: str, limit: int) -> Shortlist:
+        """The first stage of `search`: its candidates, with the sentence vectors stored for them already."""
         reader = self.load()
         if limit < 1 or not query.strip() or reader.manifest.chunks == 0:
-            return []
+            return empty_shortlist(self.sentence_store.dimensions)
         query_vector = self.embedder.embed([query])[0]
         ranking = reader.rank(query, query_vector, limit + RERANK_EXTRA)
         candidates = reader.candidates(ranking.fused)
-        closest = [float(np.max(vectors @ query_vector)) if len(vectors) else -1.0
-                   for vectors in self._sentence_vectors(candidates)]
-        place = {chunk_id: n for n, chunk_id in enumerate(ranking.lexical)}
-        fused = rerank(closest, [place.get(candidate.chunk_id) for candidate in candidates])[:limit]
-        return [candidates[i].hit.model_copy(update={"score": score}) for i, score in fused]
-
-    def _sentence_vectors(self, candidates: list[Candidate]) -> list[NDArray[np.float32]]:
-        """Each candidate's MiniLM sentence vectors, put in the embedder's cache.
-
-        A format-1 index has them; otherwise they come from the sentence store, or are computed
-        (the chunk's first retrieval) and stored.
-        """
         wanted = list(dict.fromkeys(text for c in candidates if c.stored is None for text in c.sentences))
         known = self.sentence_store.lookup(wanted) if wanted else {}
-        if fresh := [text for text in wanted if text not in known]:
-            # Searches running side by side (a check's claims) share the sentences both need.
-            known.update(self._first_touch.compute(fresh, self._embed_and_store))
+        return Shortlist(query_vector, candidates, ranking.lexical, limit, wanted, known)
+
+    def embed_first_touch(self, shortlist: Shortlist) -> None:
+        """Compute and store the vectors of the shortlist's sentences that have none (their chunk's first retrieval).
+
+        Searches running side by side (a check's claims) share the sentences both need.
+        """
+        if fresh := shortlist.fresh:
+            shortlist.known.update(self._first_touch.compute(fresh, self._embed_and_store))
+
+    def reranked(self, shortlist: Shortlist) -> list[SearchHit]:
+        """The last stage of `search`: the shortlist's best `limit` chunks, reranked (every vector must be known)."""
+        candidates = shortlist.candidates
+        closest = [float(np.max(vectors @ shortlist.query_vector)) if len(vectors) else -1.0
+                   for vectors in self._sentence_vectors(shortlist)]
+        place = {chunk_id: n for n, chunk_id in enumerate(shortlist.lexical)}
+        fused = rerank(closest, [place.get(candidate.chunk_id) for candidate in candidates])[:shortlist.limit]
+        return [candidates[i].hit.model_copy(update={"score": score}) for i, score in fused]
+
+    def _sentence_vectors(self, shortlist: Shortlist) -> list[NDArray[np.float32]]:
+        """Each candidate's MiniLM sentence vectors, put in the embedder's cache.
+
+        A format-1 index has them; otherwise they were read from the sentence store, or computed
+        (the chunk's first retrieval) and stored.
+        """
+        self.embed_first_touch(shortlist)  # none left, unless the caller skipped that part
         result = []
-        for candidate in candidates:
+        for candidate in shortlist.candidates:
             if candidate.stored is not None:
                 vectors = candidate.stored
             elif candidate.sentences:
-                vectors = np.stack([known[text] for text in candidate.sentences])
+                vectors = np.stack([shortlist.known[text] for text in candidate.sentences])
             else:
                 vectors = np.zeros((0, self.sentence_store.dimensions), dtype=np.float32)
             self.embedder.prime(candidate.sentences, vectors)

@@ -1,4 +1,4 @@
-"""One call to a chat model: ask it for a structured payload, within a time limit.
+"""One call to a chat model: ask it for a structured payload (the call's time limit is `stalls`'s).
 
 The raw payload is returned unvalidated: validation belongs to the gate nodes, which
 send the exact error back to the model when it fails.
@@ -6,10 +6,7 @@ send the exact error back to the model when it fails.
 
 from __future__ import annotations
 
-import asyncio
 import functools
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -126,24 +123,6 @@ def _method(model: BaseChatModel, asked: StructuredOutput) -> StructuredMethod:
     if asked == "auto":
         return "json_schema" if isinstance(model, BaseChatOpenAI) else "provider"
     return asked
-
-
-class ModelTimeout(TimeoutError):
-    """The chat model did not answer within the per-call limit (`Context.model_timeout`)."""
-
-
-@asynccontextmanager
-async def answer_within(seconds: float) -> AsyncIterator[None]:
-    """Cancel the model call inside after `seconds` and raise `ModelTimeout`.
-
-    A model that never answers would otherwise hold the check for ever; the node counts the
-    timeout as one failed attempt, and the gate retries or records a typed failure.
-    """
-    try:
-        async with asyncio.timeout(seconds):
-            yield
-    except TimeoutError:
-        raise ModelTimeout(f"the model did not answer within {seconds:g} s (model_timeout)") from None
 
 
 async def _structured_call(

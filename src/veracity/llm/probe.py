@@ -1,13 +1,14 @@
 """One quick probe of a chat model's endpoint before a run: one that does not answer fails the run at once.
 
-An endpoint that accepts connections and never answers would otherwise hold every model call
-until `model_timeout` (120 s by default), once per gate attempt. Before the run's first model
-call, `Resources.preflight` asks `GET {base_url}/models`, which OpenAI-compatible servers answer,
-with a short timeout. Any HTTP answer, an error status included (401 without a key, 404 from a
-server without that route), counts as alive: the probe only asks whether anything answers. A
-model whose endpoint is silent is replaced, for that run, by a copy whose requests raise
-`ModelUnreachable` at once (answers kept in the cache are still served), so each gate attempt
-fails at once and the gate records its typed failure with the address in its message.
+An endpoint that accepts connections and never answers would otherwise hold the run's first model
+call until `model_timeout` (45 s by default; see `stalls` for one that answers this probe and then
+holds its chat requests). Before the run's first model call, `Resources.preflight` asks
+`GET {base_url}/models`, which OpenAI-compatible servers answer, with a short timeout. Any HTTP answer,
+an error status included (401 without a key, 404 from a server without that route), counts as alive:
+the probe only asks whether anything answers. A model whose endpoint is silent is replaced, for that
+run, by a copy whose requests raise `ModelUnreachable` at once (answers kept in the cache are still
+served), so each gate attempt fails at once and the gate records its typed failure with the address
+in its message.
 
 Only models on the OpenAI client (OpenAI, Azure and the servers that speak its API) created from
 a 'provider:model' setting are probed; offline models and chat model objects bound by the caller

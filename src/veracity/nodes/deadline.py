@@ -122,7 +122,7 @@ def deadline_evaluation(state: FactCheckState, context: Context) -> FactCheckSta
     message = deadline_message(context.check_deadline, past_deadline(state), len(unjudged),
                                len(state.get("claims", [])))
     issue = EvaluationIssue(code="deadline_exceeded", message=message, revisable=False)
-    return {"evaluation": Evaluation(passed=False, issues=[issue]), "message": message}
+    return {"evaluation": Evaluation(issues=[issue]), "message": message}
 
 
 def deadline_final(state: FactCheckState, context: Context) -> FactCheckState:
@@ -155,7 +155,7 @@ def deadline_report(state: FactCheckState, seconds: float, unfinished: list[str]
     message = deadline_message(seconds, unfinished, len(unjudged), len(state.get("claims", [])))
     failure = DeadlineFailure(seconds=seconds, unfinished=unfinished, claims_not_judged=unjudged, message=message)
     issue = EvaluationIssue(code="deadline_exceeded", message=message, revisable=False)
-    state = {**state, "verdicts": verdicts, "evaluation": Evaluation(passed=False, issues=[issue]), "message": message}
+    state = {**state, "verdicts": verdicts, "evaluation": Evaluation(issues=[issue]), "message": message}
     report = build_report(state)
     failures = [*report.failures, failure]
     summary = report.summary.model_copy(update={"failures": len(failures)})

@@ -86,7 +86,7 @@ def evaluate(
                 code="orphan_verdict", claim_id=claim_id, revisable=False,
                 message=f"verdict for unknown claim {claim_id}",
             ))
-    return Evaluation(passed=not issues, issues=issues)
+    return Evaluation(issues=issues)
 
 
 def page_problem(
@@ -141,6 +141,6 @@ def evaluate_report(
     traced = TracedStep(EVALUATE_REPORT, attempt=state.get("revision", 0) + 1)
     evaluation = evaluate(state, allow_snippet_citations=runtime.context.allow_snippet_citations,
                           verify_pages=runtime.context.verify_pages, capabilities=capabilities)
-    record = traced.record("ok" if evaluation.passed else "failed",
+    record = traced.record("ok" if evaluation.sound else "failed",
                            "; ".join(issue.message for issue in evaluation.issues) or None)
     return {"evaluation": evaluation, "trace": [record]}

@@ -20,6 +20,7 @@ from veracity.evidence.base import EvidenceBackend
 from veracity.evidence.counter import TRACE_PREFIX as COUNTER_TRACE_PREFIX
 from veracity.evidence.counter import counter_query
 from veracity.evidence.declared import declared
+from veracity.evidence.search_clock import within_search_timeout
 from veracity.nodes.names import GATHER_EVIDENCE
 from veracity.nodes.tracing import TracedStep
 from veracity.progress import emit_verdict
@@ -35,7 +36,8 @@ def _is_transient(exc: BaseException) -> bool:
 
 async def _search_once(backend: EvidenceBackend, query: str, context: Context) -> list[SearchHit]:
     try:
-        hits = await asyncio.wait_for(backend.search(query, limit=context.max_results), context.search_timeout)
+        async with within_search_timeout(context.search_timeout):  # a backend's one-time work is not counted
+            hits = await backend.search(query, limit=context.max_results)
     except TimeoutError as exc:
         raise ToolError("timeout", f"search timed out after {context.search_timeout:g}s") from exc
     except ToolError:

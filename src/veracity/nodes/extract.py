@@ -14,7 +14,7 @@ from langgraph.runtime import Runtime
 
 from veracity.context import Context
 from veracity.contracts import ExtractionOutput, GateFailure
-from veracity.llm.calls import ModelReply, answer_within, ask_structured
+from veracity.llm.calls import ModelReply, ask_structured
 from veracity.llm.request_schema import bound_string, contract_schema, property_schema
 from veracity.nodes.attempts import answered, gate_errors, next_attempt
 from veracity.nodes.model_answer import answer_record
@@ -119,7 +119,7 @@ async def _extract(text: str, context: Context, resources: Resources, errors: li
 
         return ModelReply(payload=extract_claims_offline(text, source_mode=source_mode), tokens_in=0, tokens_out=0)
     messages = extraction_messages(text, context, errors, source_mode=source_mode)
-    async with answer_within(context.model_timeout):
+    async with resources.model_call(context, "extract"):
         model = resources.chat_model(context, max_tokens=cap, step="extract")
         return await ask_structured(model, messages, ExtractionOutput,
                                     run_name="extract_claims.model", structured_output=context.structured_output,

@@ -73,7 +73,8 @@ def build_report(
         for failure_map in (state.get("tool_failures", {}), state.get("judge_failures", {})):
             if failure_map.get(claim.id) is not None:
                 failures.append(failure_map[claim.id])
-    evaluation = state.get("evaluation") or Evaluation(passed=False)
+    evaluated = state.get("evaluation")
+    evaluation = evaluated or Evaluation()
     trace = state.get("trace", [])
     summary = Summary(
         claims=len(claims),
@@ -92,7 +93,7 @@ def build_report(
         failures=failures,
         evaluation=evaluation,
         trace=trace,
-        ok=evaluation.passed,
+        ok=evaluated is not None and evaluated.sound,  # a report never evaluated is not sound
         summary=summary,
         tokens_in=sum(r.tokens_in for r in trace),
         tokens_out=sum(r.tokens_out for r in trace),

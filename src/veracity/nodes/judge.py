@@ -14,7 +14,7 @@ from langgraph.runtime import Runtime
 
 from veracity.context import Context
 from veracity.contracts import Claim, Evidence, JudgeOutput
-from veracity.llm.calls import ModelReply, answer_within, ask_structured
+from veracity.llm.calls import ModelReply, ask_structured
 from veracity.llm.caps import Step
 from veracity.llm.request_schema import bound_string, contract_schema, property_schema
 from veracity.nodes.attempts import answered, gate_errors, next_attempt
@@ -60,7 +60,7 @@ async def _judge(
         return ModelReply(payload=ruling.answer, tokens_in=0, tokens_out=0), ruling
     messages = judge_messages(claim, evidence, context, feedback=feedback, source_mode=state.get("source_mode", False),
                               errors=gate_errors(state.get("judge_attempts")))
-    async with answer_within(context.model_timeout):
+    async with resources.model_call(context, "judge"):
         reply = await ask_structured(resources.chat_model(context, max_tokens=cap, step="judge"), messages, JudgeOutput,
                                      run_name="judge_claim.model", structured_output=context.structured_output,
                                      request_schema=judge_schema(evidence))

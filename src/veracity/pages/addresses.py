@@ -18,6 +18,8 @@ import ipaddress
 import socket
 from dataclasses import dataclass
 
+from veracity.setting_rules import parse_networks
+
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -40,15 +42,11 @@ class AddressPolicy:
 
     @classmethod
     def parse(cls, text: str | None) -> AddressPolicy:
-        """A policy from comma-separated addresses or networks, e.g. ``"127.0.0.1,10.0.0.0/8"``."""
-        networks = []
-        for part in (text or "").split(","):
-            if part.strip():
-                try:
-                    networks.append(ipaddress.ip_network(part.strip(), strict=False))
-                except ValueError as exc:
-                    raise ValueError(f"not an address or network: {part.strip()!r}") from exc
-        return cls(tuple(networks))
+        """A policy from comma-separated addresses or networks, e.g. ``"127.0.0.1,10.0.0.0/8"``.
+
+        Read as `Context.page_allowed_networks` is checked (`veracity.setting_rules.parse_networks`).
+        """
+        return cls(parse_networks(text))
 
     def refusal(self, address: IPAddress) -> str | None:
         """Why `address` may not be fetched, or None when it may."""

@@ -4,9 +4,10 @@ Every finished step is saved under the thread id before the next one starts (syn
 durability), so a crash or Ctrl-C loses at most the step in flight. `Checker` runs the same text
 on the same thread again from the last saved step, or reads back a finished check's report.
 
-A file the checkpointer cannot use (not SQLite, damaged, tables of another schema, rows that do
-not read back) raises `CheckpointError` naming the file, whether found on opening it or on
-reading a saved step; a table of another schema is left as it was.
+A file the checkpointer cannot use (not SQLite, damaged, tables of another schema, one of its two
+tables dropped, tables of another program and none of its own, rows that do not read back) raises
+`CheckpointError` naming the file, whether found on opening it or on reading a saved step; a file
+refused is left as it was.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ _COLUMNS = {
     "writes": {"thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "channel", "type", "value"},
 }
 """The columns the checkpointer reads, by table; a table it finds without them was not written by it."""
+
+_SQLITE_OWN_TABLES = frozenset({"sqlite_sequence", "sqlite_stat1", "sqlite_stat2", "sqlite_stat3", "sqlite_stat4"})
+"""Tables SQLite itself may add to any file: they say nothing about who wrote it."""
 
 _UNREADABLE = (sqlite3.DatabaseError, ValueError, TypeError, KeyError, IndexError, NotImplementedError)
 """What reading a damaged saved step raises: SQLite errors, and the decoders' errors (e.g. 'unexpected end of
@@ -79,9 +83,21 @@ def _typed_damage(path: Path, kinds: tuple[type[Exception], ...]) -> Iterator[No
 
 
 async def _check_tables(connection: aiosqlite.Connection, path: Path) -> None:
-    """Refuse a file whose checkpoint tables lack the checkpointer's columns (before anything writes to it)."""
+    """Refuse a file the checkpointer did not leave as it is (before anything writes to it).
+
+    The checkpointer makes both its tables at once, with its columns: a file holding one of them
+    alone, or tables of its own name without its columns, or other tables and none of its own, is
+    refused. A file with no table at all is new.
+    """
     async with connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'") as cursor:
         tables = {str(name) for (name,) in await cursor.fetchall()}
+    own = sorted(tables & _COLUMNS.keys())
+    if len(own) == 1:  # the checkpointer makes both at once: the other one was dropped
+        lost = next(iter(_COLUMNS.keys() - tables))
+        raise damaged(path, f"it holds a {own[0]!r} table but no {lost!r} table")
+    if not own and tables - _SQLITE_OWN_TABLES:
+        raise damaged(path, f"it holds neither checkpoint table, but other tables "
+                            f"({', '.join(sorted(tables - _SQLITE_OWN_TABLES))})")
     for table, needed in _COLUMNS.items():
         if table in tables:
             async with connection.execute(f"PRAGMA table_info({table})") as cursor:

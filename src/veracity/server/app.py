@@ -42,13 +42,13 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException
 
-from veracity.context import setting_description
+from veracity.context import setting_description, setting_problem
 from veracity.contracts import Report
-from veracity.errors import ConfigurationError, InputError, KnowledgeBaseError, SourceConflictError
+from veracity.errors import ConfigurationError, InputError, KnowledgeBaseError, SettingError, SourceConflictError
 from veracity.evidence.capabilities import SearchKind
 from veracity.progress import ProgressEvent
 from veracity.run.checker import Checker
@@ -90,6 +90,15 @@ class FactcheckInput(BaseModel):
     thread_id: str | None = Field(
         default=None, min_length=1, max_length=200,
         description="On a server started with a checkpoint file: the check to resume or read back.")
+
+    @field_validator("source_text", "search", mode="before")
+    @classmethod
+    def _checked_as_context_checks_it(cls, value: Any, info: ValidationInfo) -> Any:
+        """Refuse a setting's value Context would refuse, in Context's words (422)."""
+        problem = setting_problem(str(info.field_name), value)
+        if problem is not None:
+            raise PydanticCustomError("setting", "{problem}", {"problem": problem})
+        return value
 
     @model_validator(mode="after")
     def _source_is_the_evidence(self) -> "FactcheckInput":
@@ -341,7 +350,7 @@ def _client_error(error: Exception) -> tuple[int, str]:
     """The status and message a client sees for `error`; server paths and internals stay in the log."""
     if isinstance(error, HTTPException):
         return error.status_code, str(error.detail)
-    if isinstance(error, InputError | SourceConflictError):
+    if isinstance(error, InputError | SettingError | SourceConflictError):
         return 422, str(error)
     if isinstance(error, KnowledgeBaseError):
         logger.error("the knowledge base cannot be used: %s", error)
@@ -367,7 +376,7 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     # Known kinds get their own handlers: errors that reach the `Exception` one are also logged
     # with a traceback by the server, as unexpected.
-    for kind in (InputError, ConfigurationError, Exception):
+    for kind in (InputError, SettingError, ConfigurationError, Exception):
         app.add_exception_handler(kind, known)
 
 

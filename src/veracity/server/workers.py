@@ -14,8 +14,9 @@ only, memory-mapped where it can be). What is shared and what is not:
 * each worker's entailment model runs its share of the cores' worth of calls at once.
 
 Ctrl-C or SIGTERM stops the parent, which stops the workers (each finishes the requests it is
-serving) and removes the temporary folder. A worker that dies is replaced; one whose app cannot
-be built stops the server.
+serving) and removes the temporary folder. A worker that dies is replaced (one killed by a fatal
+signal first writes the signal and its threads' stacks to the log, see `fatal_signals.py`); one
+whose app cannot be built stops the server.
 """
 
 from __future__ import annotations
@@ -57,7 +58,9 @@ class AppFactory:
 
         from veracity.offline.model.entailment import limit_default_runs
         from veracity.server.app import create_app
+        from veracity.server.fatal_signals import log_fatal_signals
 
+        log_fatal_signals()
         limit_default_runs(self.runs_at_once)
         _progress_bars_lock_threads_only()
         try:
