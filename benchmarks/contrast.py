@@ -153,10 +153,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--part", choices=("dev", "test"), default="dev")
     parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     parser.add_argument("--before-src", type=Path, default=None, help="another checkout's src, judged first")
+    parser.add_argument("--after-src", type=Path, default=ROOT / "src", help="the src judged after (default: this one)")
     parser.add_argument("--json", type=Path, default=None, help="also write every figure and row result here")
     args = parser.parse_args(argv)
     rows = [json.loads(line) for line in (DATA / f"{args.part}.jsonl").read_text(encoding="utf-8").splitlines()]
-    judges = ([("before", args.before_src)] if args.before_src else []) + [("after", ROOT / "src")]
+    judges = ([("before", args.before_src)] if args.before_src else []) + [("after", args.after_src)]
     record: dict = {"part": args.part, "judges": {}}
     with tempfile.TemporaryDirectory() as folder:
         rows_path = Path(folder) / "rows.jsonl"

@@ -171,7 +171,7 @@ SYNONYMS: tuple[tuple[str, str], ...] = (
     ("located", "situated"), ("established", "founded"), ("died", "passed away"), ("however", "but"),
     ("film", "movie"), ("nation", "country"), ("city", "town"), ("perhaps", "maybe"), ("rapid", "fast"),
     ("quickly", "fast"), ("entire", "whole"), ("commonly", "often"), ("frequently", "often"),
-    ("requires", "needs"), ("required", "needed"), ("reside", "live"), ("resides", "lives"),
+    ("requires", "needs"), ("reside", "live"), ("resides", "lives"),
     ("resided", "lived"), ("currently", "now"), ("attempt", "try"), ("attempted", "tried"),
 )
 _ONE_WAY = {"not allowed", "may not", "about", "often", "fast", "home", "get", "got", "help", "helped", "many", "whole",
@@ -187,7 +187,10 @@ _NUMBER = re.compile(r"(?<![\w.,:\[-])(?<![A-Z] )(?<![A-Z]{2} )(\d{1,3}(?:,\d{3}
                      r"(?![\w,]*\d)(?![A-Za-z\]:-])"
                      r"(?:\s*(%|percent|per cent))?")
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20[0-4]\d)\b")
-_CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(a\.m\.|p\.m\.|am|pm)\b", re.I)
+_CLOCK = re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*(a\.m\.|p\.m\.|am|pm)\b", re.I)
+_SPOKEN_TIME = re.compile(r"\b(half past|quarter past|quarter to) (" + "|".join(
+    ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")) + r")\b")
+_DAY_TIME = (("midday", "midnight"), ("noon", "midnight"), ("morning", "evening"), ("afternoon", "morning"))
 _QUANTITY = re.compile(r"(?<![\d.,:-])\b(\d+(?:\.\d+)?|" + "|".join(NUMBER_WORDS) + r")(?:-|\s+)(" +
                        "|".join(sorted({*UNITS, *UNIT_ABBREVIATIONS, "decade", "century"}, key=len, reverse=True)) +
                        r")(s|es)?\b", re.I)
@@ -339,7 +342,15 @@ def change_year(sentence: str, passage: str, rng: random.Random) -> str | None:
 def change_clock(sentence: str, passage: str, rng: random.Random) -> str | None:
     """Change a clock time ("9 am" -> "11 am", or am <-> pm)."""
     m = _CLOCK.search(sentence)
+    spoken = _SPOKEN_TIME.search(sentence)
+    if spoken is not None and (m is None or rng.random() < 0.5):
+        hours = [w for w in ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+                             "twelve") if w != spoken.group(2)]
+        return sentence[:spoken.start(2)] + rng.choice(hours) + sentence[spoken.end(2):]
     if m is None:
+        for a, b in _DAY_TIME:
+            if re.search(rf"\b{a}\b", sentence):
+                return re.sub(rf"\b{a}\b", b, sentence, count=1)
         return None
     hour = int(m.group(1))
     if rng.random() < 0.3:
@@ -458,7 +469,10 @@ def swap_category(sentence: str, passage: str, rng: random.Random) -> str | None
     if not options:
         return None
     member, members = rng.choice(options)
-    replacement = rng.choice([m for m in members if m != member and m not in passage])
+    others = [m for m in members if m != member and m not in passage]
+    if not others:
+        return None
+    replacement = rng.choice(others)
     return re.sub(rf"\b{re.escape(member)}\b", replacement, sentence, count=1)
 
 
@@ -557,9 +571,97 @@ def _convert(quantity: re.Match[str]) -> str | None:
     return f"{amount_text} {target}{'s' if amount != 1 else ''}"
 
 
+COMPLEMENTS: tuple[tuple[str, str], ...] = (
+    ("open", "closed"), ("allowed", "prohibited"), ("permitted", "forbidden"), ("required", "optional"),
+    ("mandatory", "optional"), ("included", "excluded"), ("enabled", "disabled"), ("legal", "illegal"),
+    ("accepted", "refused"), ("available", "unavailable"), ("possible", "impossible"), ("true", "false"),
+    ("alive", "dead"), ("present", "absent"), ("visible", "invisible"), ("safe", "unsafe"),
+)
+"""Word pairs where one is exactly "not" the other: "is open" says the same as "is not closed"."""
+_COMPLEMENT = {a: b for a, b in COMPLEMENTS} | {b: a for a, b in COMPLEMENTS}
+_BE = re.compile(r"\b(is|are|was|were|will be|remains|remain|stays|stay)( not\b)?")
+
+
+def double_flip(sentence: str, rng: random.Random) -> str | None:
+    """Say the same with the complement and a negation: "The pool is open on Sundays" -> "... is not closed ..."."""
+    pattern = r"\b(" + "|".join(sorted(_COMPLEMENT, key=len, reverse=True)) + r")\b"
+    for word in re.finditer(pattern, sentence, flags=re.I):
+        be = None
+        for match in _BE.finditer(sentence, 0, word.start()):
+            be = match
+        if be is None or sentence[be.end():word.start()].strip(" ,") not in ("", "still", "also", "now", "always"):
+            continue
+        if re.match(r" (to|from)\b", sentence[word.end():]):  # "required to", "excluded from" have no flip
+            continue
+        flipped = sentence[:word.start()] + _case_like(word.group(0), _COMPLEMENT[word.group(0).lower()]) + \
+            sentence[word.end():]
+        if be.group(2):  # "is not open" -> "is closed"
+            return flipped[:be.start(2)] + flipped[be.end(2):]
+        return f"{flipped[:be.end(1)]} not{flipped[be.end(1):]}"
+    return None
+
+
+MODAL_SAME: tuple[tuple[str, ...], ...] = (
+    ("cannot", "may not", "are not allowed to", "are not permitted to", "must not"),
+    ("can", "may", "are allowed to", "are permitted to"),
+    ("do not need to", "do not have to", "are not required to", "need not"),
+    ("must", "have to", "are required to"),
+)
+"""Ways of saying the same permission, prohibition, option or obligation (plural subjects)."""
+
+
+def modal_paraphrase(sentence: str, rng: random.Random) -> str | None:
+    """The same permission or obligation in other words ("cannot" -> "are not allowed to")."""
+    for group in MODAL_SAME:
+        for form in sorted(group, key=len, reverse=True):
+            match = re.search(rf"(?<=[a-z] )\b{form}\b", sentence)
+            if match is None or (form in ("can", "may", "must") and re.match(r" not\b|n't", sentence[match.end():])):
+                continue
+            subject = sentence[:match.start()].split()
+            if not subject or not subject[-1].endswith("s") or subject[-1].endswith("ss"):
+                return None  # the forms above agree with a plural subject only
+            return sentence[:match.start()] + rng.choice([f for f in group if f != form]) + sentence[match.end():]
+    return None
+
+
+CONTRACTIONS = (("is not", "isn't"), ("are not", "aren't"), ("does not", "doesn't"), ("do not", "don't"),
+                ("did not", "didn't"), ("was not", "wasn't"), ("were not", "weren't"), ("cannot", "can't"),
+                ("will not", "won't"), ("has not", "hasn't"), ("have not", "haven't"))
+_CONTRACTION = {a: b for a, b in CONTRACTIONS} | {b: a for a, b in CONTRACTIONS}
+
+
+def contract(sentence: str, rng: random.Random) -> str | None:
+    """Write a negation contracted or in full ("does not" <-> "doesn't")."""
+    pattern = r"\b(" + "|".join(re.escape(k) for k in sorted(_CONTRACTION, key=len, reverse=True)) + r")(?![\w'])"
+    return _replace_word(sentence, pattern, "", rng) and re.sub(
+        pattern, lambda m: _case_like(m.group(0), _CONTRACTION[m.group(0).lower()]), sentence, count=1, flags=re.I)
+
+
+IDIOMS: tuple[tuple[str, str], ...] = (
+    ("half an hour", "30 minutes"), ("a quarter of an hour", "15 minutes"), ("an hour and a half", "90 minutes"),
+    ("a fortnight", "two weeks"), ("two weeks", "14 days"), ("a decade", "ten years"), ("a century", "100 years"),
+    ("midday", "12 pm"),
+    ("noon", "12 pm"), ("half past", "thirty minutes past"), ("a dozen", "12"), ("half", "50 percent"),
+    ("a quarter", "25 percent"), ("twice a week", "two times a week"), ("once a month", "one time a month"),
+)
+"""Quantities said in words and in figures, the same either way."""
+_IDIOM = {a: b for a, b in IDIOMS} | {b: a for a, b in IDIOMS}
+
+
+def idiom(sentence: str, rng: random.Random) -> str | None:
+    """A quantity in words said in figures, or the reverse ("half an hour" <-> "30 minutes")."""
+    pattern = r"(?<![\w-])(" + "|".join(re.escape(k) for k in sorted(_IDIOM, key=len, reverse=True)) + r")(?![\w-])"
+    match = re.search(pattern, sentence, flags=re.I)
+    if match is None:
+        return None
+    said = _case_like(match.group(0), _IDIOM[match.group(0).lower()])
+    return sentence[:match.start()] + said + sentence[match.end():]
+
+
 SUPPORTING: dict[str, Callable[[str, random.Random], str | None]] = {
     "drop_clause": drop_clause, "move_phrase": move_leading_phrase, "synonym": use_synonym,
-    "number_form": rewrite_number,
+    "number_form": rewrite_number, "double_flip": double_flip, "modal": modal_paraphrase, "contraction": contract,
+    "idiom": idiom,
 }
 
 
