@@ -261,3 +261,48 @@ def test_judging_claims_together_rules_exactly_as_one_claim_at_a_time() -> None:
         assert [(c.text, c.entailment) for c in new.candidates] == [(c.text, c.entailment) for c in old.candidates]
     assert {j.decision.label for j in before} == {"supported", "refuted", "unverifiable"}  # a varied set
     assert batched_model.calls < len(CLAIMS)  # claims shared model calls
+
+
+
+class PairedDoubler(SlowDoubler):
+    """A `SlowDoubler` that, once `paired` is set, lets a call finish only when a second call is under way too."""
+
+    def __init__(self) -> None:
+        super().__init__(seconds=0.0)
+        self.paired = False
+        self.inside = threading.Event()
+        self.meet = threading.Barrier(2, timeout=60)
+
+    def __call__(self, items: list[int]) -> list[int]:
+        if self.paired:
+            self.inside.set()
+            self.meet.wait()  # raises BrokenBarrierError when no second call could start
+        return super().__call__(items)
+
+
+def test_many_callers_over_many_rounds_all_return_and_no_slot_is_lost() -> None:
+    """Two slots and callers arriving in waves: calls ending at nearly the same moment hand over the
+    queue without losing a slot, so afterwards two callers can still run at the same time."""
+    run = PairedDoubler()
+    shared = Coalescer(run, runs_at_once=2)
+    answers: list[list[int]] = []
+
+    def caller(n: int) -> None:
+        for round_ in range(200):
+            answers.append(shared([n * 1000 + round_]))
+
+    threads = [threading.Thread(target=caller, args=(n,), daemon=True) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)  # a hang guard, far above the run's length; no timing is asserted
+    assert not any(thread.is_alive() for thread in threads), "a caller is still waiting: a run slot was lost"
+    assert len(answers) == 8 * 200 and run.most_running <= 2
+    assert sorted(answer[0] for answer in answers) == sorted(2 * (n * 1000 + r) for n in range(8) for r in range(200))
+
+    run.paired = True
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(shared, [1])
+        assert run.inside.wait(timeout=60)  # the first call is under way and holds one slot
+        second = pool.submit(shared, [2])  # the other slot must be free for this one
+        assert first.result(timeout=120) == [2] and second.result(timeout=120) == [4]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 Item = TypeVar("Item")
@@ -24,9 +24,8 @@ class _Request(Generic[Item, Result]):
     """One caller's items, and what became of them."""
 
     items: Sequence[Item]
-    woken: threading.Event = field(default_factory=threading.Event)
-    leads: bool = False
-    """Set when this caller is to run the next call itself."""
+    done: bool = False
+    """Set (under the coalescer's lock) once `results` or `error` holds this request's outcome."""
     results: list[Result] | None = None
     error: BaseException | None = None
 
@@ -35,16 +34,19 @@ class Coalescer(Generic[Item, Result]):
     """Calls `run(items) -> results` (one result per item, in order) on the items of every waiting caller.
 
     At most `runs_at_once` calls are under way at a time. A caller who finds a slot free runs the
-    queue, its own items included, in one call; one who finds every slot busy waits. When a call
-    ends, the first caller still waiting is handed the slot and runs all that queued meanwhile.
-    Each caller gets back the results of its own items; when a call raises, every caller whose
-    items were in it gets the error.
+    whole queue, its own items included, in one call; one who finds every slot busy waits, and when
+    a call ends every waiting caller looks again: one whose items were in that call returns, the
+    first still queued to find a slot free runs what queued meanwhile. Each caller gets back the results of its
+    own items; when a call raises, every caller whose items were in it gets the error.
+
+    All bookkeeping happens under one condition variable, and a slot is given back by the call that
+    took it, so no interleaving of callers can lose a slot or leave a caller waiting on a free one.
     """
 
     def __init__(self, run: Callable[[list[Item]], Sequence[Result]], *, runs_at_once: int) -> None:
         """`runs_at_once` is at least 1."""
         self._run = run
-        self._lock = threading.Lock()
+        self._changed = threading.Condition()
         self._queue: list[_Request[Item, Result]] = []
         self._running = 0
         self.runs_at_once = max(1, runs_at_once)
@@ -56,25 +58,25 @@ class Coalescer(Generic[Item, Result]):
         if not items:
             return []
         request: _Request[Item, Result] = _Request(items)
-        with self._lock:
+        with self._changed:
             self._queue.append(request)
-            if self._running < self.runs_at_once:
+        while True:
+            with self._changed:
+                self._changed.wait_for(lambda: request.done or (self._running < self.runs_at_once
+                                                                and request in self._queue))
+                if request.done:
+                    break
+                taken, self._queue = self._queue, []
                 self._running += 1
-                request.leads = True
-        if not request.leads:
-            request.woken.wait()  # woken once: with results, or to lead the next call
-        if request.leads:
-            self._lead()
+                self.calls += 1
+            self._call(taken)
         if request.error is not None:
             raise request.error
         assert request.results is not None
         return request.results
 
-    def _lead(self) -> None:
-        """Run everything queued in one call, hand out the results, and pass the slot on."""
-        with self._lock:
-            taken, self._queue = self._queue, []
-            self.calls += 1
+    def _call(self, taken: list[_Request[Item, Result]]) -> None:
+        """Run the items of `taken` in one call, hand out the results, and give the slot back."""
         try:
             results = self._run([item for request in taken for item in request.items])
             if len(results) != sum(len(request.items) for request in taken):
@@ -88,11 +90,8 @@ class Coalescer(Generic[Item, Result]):
             for request in taken:
                 request.error = error
         finally:
-            with self._lock:
-                if self._queue:
-                    self._queue[0].leads = True
-                    self._queue[0].woken.set()
-                else:
-                    self._running -= 1
-            for request in taken:
-                request.woken.set()
+            with self._changed:
+                for request in taken:
+                    request.done = True
+                self._running -= 1
+                self._changed.notify_all()
