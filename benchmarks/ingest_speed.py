@@ -256,7 +256,7 @@ def edit_corpus(folder: Path) -> int:
 def embedded_texts(folder: Path) -> list[str]:
     """The unique texts an ingest of `folder` embeds (the sentences of every chunk), in ingest order."""
     from veracity.kb.chunking import chunk_text
-    from veracity.offline.sentences import split_sentences
+    from veracity.sentences import split_sentences
 
     texts: dict[str, None] = {}
     for path in sorted(folder.iterdir()):

@@ -490,7 +490,7 @@ def child_ingest(config: dict) -> dict:
 
 
 def _split(text: str) -> list:
-    from veracity.offline.sentences import split_sentences
+    from veracity.sentences import split_sentences
 
     return split_sentences(text)
 
@@ -688,10 +688,11 @@ def isolated_costs(kb_path: str, paragraphs: list[str]) -> dict:
     from veracity.contracts import Evidence
     from veracity.kb.index import CANDIDATES
     from veracity.offline.extract import extract_claims_offline
-    from veracity.resources import _knowledge_base, _offline_judge
+    from veracity.offline.plugin import shipped_judge
+    from veracity.resources import _knowledge_base
 
     kb = _knowledge_base(kb_path).knowledge_base
-    judge = _offline_judge()
+    judge = shipped_judge()
     reader = kb.load()
     embedder = kb.embedder
     limit = 5
@@ -758,9 +759,9 @@ def child_check(config: dict) -> dict:
         return run
 
     def forget_judgements() -> None:
-        from veracity.resources import _offline_judge
+        from veracity.offline.plugin import shipped_judge
 
-        _offline_judge()._judgements.clear()
+        shipped_judge()._judgements.clear()
 
     started = time.perf_counter()
     warmup = one(WARMUP_PARAGRAPH)
@@ -785,10 +786,11 @@ def child_check(config: dict) -> dict:
     isolated = isolated_costs(kb_path, paragraphs) if config.get("isolated") else None
     import resource
 
-    from veracity.resources import _knowledge_base, _offline_judge
+    from veracity.offline.plugin import shipped_judge
+    from veracity.resources import _knowledge_base
 
     kb_embedder = _knowledge_base(kb_path).knowledge_base.embedder
-    judge_embedder = _offline_judge().embedder
+    judge_embedder = shipped_judge().embedder
     return {
         "kb": kb_path, "import_s": import_seconds, "warmup": warmup, "passes": passes,
         "self_max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,

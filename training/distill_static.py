@@ -88,7 +88,7 @@ def zipf_weights(size: int, coefficient: float) -> np.ndarray:
 
 def fitting_sample(path: Path, sentences: int, claims: int, seed: int) -> list[str]:
     """Distinct premise sentences (over 20 characters) and distinct claims, in a seeded order."""
-    from veracity.offline.sentences import split_sentences
+    from veracity.sentences import split_sentences
 
     premises, hypotheses = [], []
     with open(path, encoding="utf-8") as handle:
@@ -115,7 +115,7 @@ def mixed_sample(path: Path, sentences: int, seed: int, exclude: set[str]) -> li
     The mix's genres (fiction, telephone speech, government reports, captions, ...) widen what the
     projection has seen beyond Wikipedia.
     """
-    from veracity.offline.sentences import split_sentences
+    from veracity.sentences import split_sentences
 
     with open(path, encoding="utf-8") as handle:
         rows = [json.loads(line) for line in handle]

@@ -7,15 +7,14 @@ refuted or unverifiable with a mechanically checked quote, and evaluate the repo
     >>> report = veracity.check("The Sydney Opera House opened in 1973.")  # doctest: +SKIP
 
 The public names are imported on first use (PEP 562), so `import veracity` loads neither
-LangChain, LangGraph nor a model.
+LangChain, LangGraph nor a model. `veracity.graph` is the compiled graph; once the module of that
+name has been imported (`from veracity.graph import build_graph`), Python binds the module there
+instead, and the module reads as the compiled graph (`veracity.graph.invoke(...)`).
 """
 
 from __future__ import annotations
 
-import importlib
-import sys
-import types
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from veracity.lazy_exports import lazy_exports
 
@@ -71,21 +70,5 @@ PUBLIC_MODULES: dict[str, str] = {
 """Each public name and the module that defines it, imported the first time the name is read."""
 
 
-class _Package(types.ModuleType):
-    """The package's module type: `veracity.graph` stays the compiled graph, not the submodule of that name."""
-
-    @property
-    def graph(self) -> Any:
-        """The compiled fact-check graph (`veracity.graph.graph`)."""
-        return importlib.import_module("veracity.graph").graph
-
-    @graph.setter
-    def graph(self, value: Any) -> None:
-        # importing the submodule `veracity.graph` binds it here; the public name stays the compiled graph
-        pass
-
-
 if not TYPE_CHECKING:  # type checkers read the imports above, so a misspelled name stays an error for them
-    __getattr__, __dir__ = lazy_exports(globals(), PUBLIC_MODULES, keep=lambda name: name != "graph")
-
-sys.modules[__name__].__class__ = _Package
+    __getattr__, __dir__ = lazy_exports(globals(), PUBLIC_MODULES)

@@ -20,7 +20,6 @@ from typing import Any, Literal, get_type_hints
 
 from veracity.errors import SettingError
 from veracity.evidence.capabilities import SearchKind
-from veracity.offline.calibration.risk import DEFAULT_MIN_PRECISION
 from veracity.prompts.extract import EXTRACT_PROMPT
 from veracity.prompts.judge import JUDGE_PROMPT
 from veracity.prompts.revise import REVISE_FEEDBACK
@@ -44,6 +43,10 @@ StructuredOutput = Literal["auto", "json_schema", "tools", "prompt"]
 vLLM's `response_format`), tool calling ('tools'), or only the prompt's instructions ('prompt').
 'auto' is json_schema for OpenAI-compatible models and the provider's own default for the others.
 Whatever comes back is validated by the gates (`veracity.llm.calls` asks)."""
+
+DEFAULT_MIN_PRECISION = 0.90
+"""The decisive precision a check asks of its offline judge and calculator by default; the shipped calibration
+certifies thresholds at this level (`veracity.offline.calibration.risk` states the same figure)."""
 
 JUDGE_ANSWER_TOKENS = 512
 """A judge answer: a label, a one- or two-sentence reason (~60 tokens), an evidence id and one verbatim

@@ -35,7 +35,22 @@ class ToolError(VeracityError):
 
 
 class SourceConflictError(ConfigurationError):
-    """A source text was given together with another evidence kind (a search or a bound backend); drop one."""
+    """A source text was given together with another evidence kind (a search or a bound backend); drop one.
+
+    `conflict` names what contradicts the source ("search 'web'", "the bound backend 'notes'"), and
+    `search` the search it named, if that was it; `worded` says it in a surface's own option names.
+    """
+
+    def __init__(self, conflict: str, *, search: str | None = None) -> None:
+        self.conflict = conflict
+        self.search = search
+        super().__init__(self.worded())
+
+    def worded(self, search_option: str | None = None, source_option: str = "source_text") -> str:
+        """The message, naming the search as `search_option` (e.g. '--search web') and the source as `source_option`."""
+        conflict = f"{search_option} {self.search}" if search_option and self.search is not None else self.conflict
+        return (f"a source text was given, so the evidence is that source; {conflict} cannot be combined with "
+                f"{source_option} (drop one)")
 
 
 class KnowledgeBaseError(ConfigurationError):

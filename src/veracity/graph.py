@@ -1,8 +1,10 @@
 """Wiring only: the top-level fact-check graph and the per-claim subgraph, every edge of them.
 
 Each fork names all its destinations here; the rule that picks one is its router in
-`veracity.routes`. `graph` is the graph compiled with default settings (`langgraph.json` points
-here); `build_graph` compiles one around bound objects.
+`veracity.routes`. The steps and routers get the run's wiring as `resources` (the protocols of
+`veracity.protocols`); `compile_graph` takes any such wiring, and `build_graph` the shipped one
+(`veracity.resources.Resources`, around bound objects). `graph` is the graph compiled with default
+settings (`langgraph.json` points here).
 """
 
 from __future__ import annotations
@@ -17,38 +19,18 @@ from langgraph.types import Checkpointer
 
 from veracity.context import Context
 from veracity.default_context import DefaultContextGraph
-from veracity.nodes.both_ways import both_ways
 from veracity.nodes.calculate import calculate_claim
-from veracity.nodes.deadline import (
-    deadline_evaluation,
-    deadline_final,
-    give_up_extraction,
-    unless_cut_off,
-    within_deadline,
-)
 from veracity.nodes.evaluate import evaluate_report
 from veracity.nodes.evidence import gather_evidence
 from veracity.nodes.extract import extract_claims
 from veracity.nodes.extraction_gate import extraction_gate
 from veracity.nodes.finalize import finalize_report
 from veracity.nodes.judge import judge_claim
-from veracity.nodes.names import (
-    CALCULATE_CLAIM,
-    CHECK_CLAIM,
-    EVALUATE_REPORT,
-    EXTRACT_CLAIMS,
-    EXTRACTION_GATE,
-    FINALIZE_REPORT,
-    GATHER_EVIDENCE,
-    JUDGE_CLAIM,
-    REVISE,
-    VERDICT_GATE,
-    VERIFY_PAGE,
-)
 from veracity.nodes.page import verify_page
 from veracity.nodes.revise import revise
 from veracity.nodes.verdict_gate import verdict_gate
 from veracity.progress import relay_progress
+from veracity.protocols import StepResources
 from veracity.resources import Resources
 from veracity.routes import (
     route_after_calculation,
@@ -66,6 +48,27 @@ from veracity.state import (
     FactCheckState,
     InputState,
     OutputState,
+)
+from veracity.step_support.both_ways import both_ways
+from veracity.step_support.deadline import (
+    deadline_evaluation,
+    deadline_final,
+    give_up_extraction,
+    unless_cut_off,
+    within_deadline,
+)
+from veracity.step_support.names import (
+    CALCULATE_CLAIM,
+    CHECK_CLAIM,
+    EVALUATE_REPORT,
+    EXTRACT_CLAIMS,
+    EXTRACTION_GATE,
+    FINALIZE_REPORT,
+    GATHER_EVIDENCE,
+    JUDGE_CLAIM,
+    REVISE,
+    VERDICT_GATE,
+    VERIFY_PAGE,
 )
 
 if TYPE_CHECKING:
@@ -86,26 +89,29 @@ RULES = {"veracity_role": "rules"}
 
 
 def add_node(builder: StateGraph[Any, Any, Any, Any], name: str, node: Callable[..., Any], **options: Any) -> None:
-    """Add `node` as `name`, with a body for `invoke` and one for `ainvoke` (`veracity.nodes.both_ways`)."""
+    """Add `node` as `name`, with a body for `invoke` and one for `ainvoke` (`veracity.step_support.both_ways`)."""
     builder.add_node(name, both_ways(node, name=name), **options)
 
 
-def build_claim_graph(resources: Resources) -> ClaimGraph:
+def router(route: Callable[..., Any], resources: StepResources) -> Callable[..., Any]:
+    """`route` bound to the run's wiring, under its own name (as the drawing and Studio show it)."""
+    return update_wrapper(partial(route, resources=resources), route)
+
+
+def build_claim_graph(resources: StepResources) -> ClaimGraph:
     """One claim's branch: gather evidence, compute or judge, and gate the verdict (retrying the judge)."""
     builder = StateGraph(ClaimState, context_schema=Context, input_schema=ClaimInput, output_schema=ClaimResults)
     add_node(builder, GATHER_EVIDENCE, partial(gather_evidence, resources=resources), metadata=TOOL)
-    add_node(builder, CALCULATE_CLAIM, calculate_claim, metadata=RULES)
+    add_node(builder, CALCULATE_CLAIM, partial(calculate_claim, resources=resources), metadata=RULES)
     add_node(builder, JUDGE_CLAIM, partial(judge_claim, resources=resources), metadata=LLM)
-    add_node(builder, VERDICT_GATE, verdict_gate, metadata=GATE)
-    add_node(builder, VERIFY_PAGE, partial(verify_page, capabilities=resources.capabilities_of), metadata=TOOL)
-    builder.add_conditional_edges(START, route_claim_start, [GATHER_EVIDENCE, CALCULATE_CLAIM])
+    add_node(builder, VERDICT_GATE, partial(verdict_gate, resources=resources), metadata=GATE)
+    add_node(builder, VERIFY_PAGE, partial(verify_page, resources=resources), metadata=TOOL)
+    builder.add_conditional_edges(START, router(route_claim_start, resources), [GATHER_EVIDENCE, CALCULATE_CLAIM])
     builder.add_conditional_edges(GATHER_EVIDENCE, route_after_evidence, [CALCULATE_CLAIM, END])
     builder.add_conditional_edges(CALCULATE_CLAIM, route_after_calculation, [JUDGE_CLAIM, VERDICT_GATE])
     builder.add_edge(JUDGE_CLAIM, VERDICT_GATE)
-    # bound to what the run's backends declare, under its own name (as the drawing and Studio show it)
-    after_verdict = update_wrapper(partial(route_after_verdict, capabilities=resources.capabilities_of),
-                                   route_after_verdict)
-    builder.add_conditional_edges(VERDICT_GATE, after_verdict, [JUDGE_CLAIM, VERIFY_PAGE, END])
+    builder.add_conditional_edges(VERDICT_GATE, router(route_after_verdict, resources),
+                                  [JUDGE_CLAIM, VERIFY_PAGE, END])
     builder.add_edge(VERIFY_PAGE, END)
     return DefaultContextGraph.adopt(builder.compile(name=CHECK_CLAIM))
 
@@ -126,24 +132,24 @@ def build_graph(
 
 
 def compile_graph(
-    resources: Resources, *, checkpointer: Checkpointer = None, name: str = "factcheck"
+    resources: StepResources, *, checkpointer: Checkpointer = None, name: str = "factcheck"
 ) -> FactCheckGraph:
-    """Compile the fact-check graph around an existing `Resources` (its models are reused)."""
+    """Compile the fact-check graph around existing `resources` (its models are reused)."""
     builder = StateGraph(
         FactCheckState, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )
     # The check's deadline: the slow steps run within the time left; once one is cut off the run
-    # goes straight on to its deadline report (`veracity.nodes.deadline`).
+    # goes straight on to its deadline report (`veracity.step_support.deadline`).
     add_node(builder, EXTRACT_CLAIMS, within_deadline(EXTRACT_CLAIMS, partial(extract_claims, resources=resources),
                                                       starts_run=True), metadata=LLM)
-    add_node(builder, EXTRACTION_GATE, unless_cut_off(extraction_gate, give_up_extraction), metadata=GATE)
+    add_node(builder, EXTRACTION_GATE, unless_cut_off(partial(extraction_gate, resources=resources),
+                                                      give_up_extraction), metadata=GATE)
     add_node(builder, CHECK_CLAIM, within_deadline(CHECK_CLAIM, relay_progress(build_claim_graph(resources))))
-    capabilities = resources.capabilities_of  # what the run's evidence backends declare
-    add_node(builder, EVALUATE_REPORT, unless_cut_off(partial(evaluate_report, capabilities=capabilities),
+    add_node(builder, EVALUATE_REPORT, unless_cut_off(partial(evaluate_report, resources=resources),
                                                       deadline_evaluation), metadata=RULES)
     add_node(builder, REVISE, revise, metadata=RULES)
-    add_node(builder, FINALIZE_REPORT, unless_cut_off(partial(finalize_report, capabilities=capabilities),
-                                                      deadline_final))
+    add_node(builder, FINALIZE_REPORT, unless_cut_off(partial(finalize_report, resources=resources),
+                                                      partial(deadline_final, resources=resources)))
     builder.add_edge(START, EXTRACT_CLAIMS)
     builder.add_edge(EXTRACT_CLAIMS, EXTRACTION_GATE)
     builder.add_conditional_edges(
@@ -162,3 +168,12 @@ given no context runs with `Context()`'s defaults (`veracity.default_context`).
 
 Compiling is in-memory wiring (about 10 ms); models and indexes are created on first use, not here.
 """
+
+
+def __getattr__(name: str) -> Any:
+    """This module read as its compiled `graph` (PEP 562): `veracity.graph.invoke(...)` runs the graph.
+
+    `import veracity; veracity.graph` is the compiled graph, but once this module has been imported by
+    name, Python binds the module to `veracity.graph` instead; its other attributes are the graph's.
+    """
+    return getattr(graph, name)

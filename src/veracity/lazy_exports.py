@@ -1,4 +1,4 @@
-"""Public names imported on first use (PEP 562), so importing a package stays cheap."""
+"""Names imported on first use (PEP 562), so importing a module stays cheap: the one way veracity defers an import."""
 
 from __future__ import annotations
 
@@ -10,11 +10,10 @@ Exports = tuple[Callable[[str], Any], Callable[[], list[str]]]
 """A module's `__getattr__` and `__dir__`."""
 
 
-def lazy_exports(namespace: dict[str, Any], modules: Mapping[str, str], *,
-                 keep: Callable[[str], bool] = lambda name: True) -> Exports:
-    """A package's `__getattr__` and `__dir__`: each name in `modules` is imported from its module when first read.
+def lazy_exports(namespace: dict[str, Any], modules: Mapping[str, str]) -> Exports:
+    """A module's `__getattr__` and `__dir__`: each name in `modules` is imported from its module when first read.
 
-    A name is then kept in `namespace` (the package's globals) unless `keep` says not to.
+    The name is then kept in `namespace` (the module's globals), so the next read finds it there.
     """
 
     def public_name(name: str) -> Any:
@@ -22,8 +21,7 @@ def lazy_exports(namespace: dict[str, Any], modules: Mapping[str, str], *,
         if module is None:
             raise AttributeError(f"module {namespace['__name__']!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(module), name)
-        if keep(name):
-            namespace[name] = value
+        namespace[name] = value
         return value
 
     def names() -> list[str]:

@@ -2,8 +2,9 @@
 
 A router reads the state the step before it just wrote (a gate's `GateDecision`, kept in its
 step's `GateAttempts`; the calculator's `computation`; the evaluation) and returns the next node's
-name, a `Literal` from `nodes/names.py`, or one `Send` per claim to fan out. `graph.py` registers each one with its
-destinations spelled out, so the wiring, the Mermaid drawing and Studio show every edge.
+name, a `Literal` from `veracity.step_support.names`, or one `Send` per claim to fan out. `graph.py`
+registers each one with its destinations spelled out, so the wiring, the Mermaid drawing and Studio
+show every edge.
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from veracity.calculator.arithmetic import is_arithmetic
 from veracity.context import Context
-from veracity.evidence.capabilities import Declarations
-from veracity.evidence.declared import capabilities_of
-from veracity.nodes.names import (
+from veracity.nodes.page import page_to_check
+from veracity.nodes.revise import revisable_claims
+from veracity.protocols import StepResources
+from veracity.state import ClaimInput, ClaimState, FactCheckState, GateAttempts, evidence_for
+from veracity.step_support.names import (
     CALCULATE_CLAIM,
     CHECK_CLAIM,
     END,
@@ -34,9 +36,6 @@ from veracity.nodes.names import (
     AfterVerdict,
     ClaimStart,
 )
-from veracity.nodes.page import page_to_check
-from veracity.nodes.revise import revisable_claims
-from veracity.state import ClaimInput, ClaimState, FactCheckState, GateAttempts, evidence_for
 
 
 def route_after_extraction(state: FactCheckState) -> AfterExtraction | list[Send]:
@@ -51,9 +50,12 @@ def route_after_extraction(state: FactCheckState) -> AfterExtraction | list[Send
     return [Send(CHECK_CLAIM, branch) for branch in branches]
 
 
-def route_claim_start(state: ClaimState) -> ClaimStart:
-    """Plain arithmetic needs no evidence, and a revise round brings its own: both skip the search."""
-    if state.get("prior_evidence") or is_arithmetic(state["claim"].text):
+def route_claim_start(state: ClaimState, *, resources: StepResources) -> ClaimStart:
+    """Plain arithmetic needs no evidence, and a revise round brings its own: both skip the search.
+
+    `resources.calculator` says what is plain arithmetic.
+    """
+    if state.get("prior_evidence") or resources.calculator.is_arithmetic(state["claim"].text):
         return CALCULATE_CLAIM
     return GATHER_EVIDENCE
 
@@ -68,18 +70,17 @@ def route_after_calculation(state: ClaimState) -> AfterCalculation:
     return VERDICT_GATE if state.get("computation") is not None else JUDGE_CLAIM
 
 
-def route_after_verdict(
-    state: ClaimState, runtime: Runtime[Context], *, capabilities: Declarations = capabilities_of
-) -> AfterVerdict:
+def route_after_verdict(state: ClaimState, runtime: Runtime[Context], *, resources: StepResources) -> AfterVerdict:
     """Judge again when the gate asks for a retry; check an accepted web verdict's cited page; else end.
 
-    `capabilities` says which evidence is web pages (the graph binds `Resources.capabilities_of`).
+    `resources.capabilities_of` says which evidence is web pages.
     """
     decision = state.get("judge_attempts", GateAttempts()).get("decision")
     if decision == "retry":
         return JUDGE_CLAIM
     verdict = state["verdicts"][state["claim"].id]
-    if decision == "accept" and page_to_check(verdict, evidence_for(state), runtime.context, capabilities) is not None:
+    if decision == "accept" and page_to_check(verdict, evidence_for(state), runtime.context,
+                                              resources.capabilities_of) is not None:
         return VERIFY_PAGE
     return END
 

@@ -1,24 +1,15 @@
 """Reliability scores: heuristics that summarise how well the evidence backs the claims.
 
 They are not truth: similarity measures topical closeness, and a refuted claim counts
-against coverage exactly like an unverifiable one.
+against coverage exactly like an unverifiable one. Each claim's similarity (its support score)
+comes from the run's `SupportScorer` (`veracity.protocols`; the shipped one is `veracity.offline.support`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-import numpy as np
-
-from veracity.contracts import Claim, Evidence, RiskLevel, Verdict
-from veracity.offline.sentences import split_sentences
-
-if TYPE_CHECKING:
-    from veracity.offline.model.embedder import Embedder
-
-MAX_SENTENCES_PER_CLAIM = 300
-"""Evidence sentences scored per claim, at most (keeps long web pages cheap)."""
+from veracity.contracts import Claim, RiskLevel, Verdict
 
 
 @dataclass(frozen=True)
@@ -37,31 +28,6 @@ def risk_level(score: float) -> RiskLevel:
     if score >= 0.80:
         return "LOW"
     return "MEDIUM" if score >= 0.60 else "HIGH"
-
-
-def support_scores(
-    claims: list[Claim], evidence: dict[str, list[Evidence]], embedder: Embedder
-) -> dict[str, float | None]:
-    """Per claim, the max cosine of the claim against any sentence of its evidence (None: no evidence)."""
-    sentences: dict[str, list[str]] = {}
-    for claim in claims:
-        texts = [s.text for item in evidence.get(claim.id, []) for s in split_sentences(item.text)]
-        sentences[claim.id] = texts[:MAX_SENTENCES_PER_CLAIM]
-    if not any(sentences.values()):
-        return {claim.id: None for claim in claims}
-    everything = [claim.text for claim in claims] + [t for claim in claims for t in sentences[claim.id]]
-    vectors = embedder.embed(everything)
-    claim_vectors, offset = vectors[: len(claims)], len(claims)
-    scores: dict[str, float | None] = {}
-    for index, claim in enumerate(claims):
-        count = len(sentences[claim.id])
-        if count == 0:
-            scores[claim.id] = None
-            continue
-        block = vectors[offset: offset + count]
-        offset += count
-        scores[claim.id] = round(float(np.max(block @ claim_vectors[index])), 4)
-    return scores
 
 
 def reliability(claims: list[Claim], verdicts: list[Verdict], scores: dict[str, float | None]) -> Reliability:

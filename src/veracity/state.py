@@ -34,7 +34,7 @@ class GateAttempts(TypedDict, total=False):
     """A gated step's attempts (extraction, judging): its latest answer and its gate's bookkeeping.
 
     The step's node writes `attempt`, `payload` and `call_error`; the gate writes `errors` and
-    `decision` (`veracity.nodes.attempts`). Updates merge field by field (`merge_keeping_none`).
+    `decision` (`veracity.step_support.attempts`). Updates merge field by field (`merge_keeping_none`).
     """
 
     attempt: int
@@ -143,7 +143,7 @@ class FactCheckState(TopLevelResults, total=False):
     revision: int
     revise_feedback: dict[str, str]
     deadline_unfinished: Annotated[list[str], concatenate]
-    """The steps the check's deadline cut off (`veracity.nodes.deadline`); empty until it passes."""
+    """The steps the check's deadline cut off (`veracity.step_support.deadline`); empty until it passes."""
     report: Report
 
 

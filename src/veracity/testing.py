@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -83,8 +84,6 @@ class ScriptedChatModel(BaseChatModel):
         if isinstance(reply, BaseException):
             raise reply
         if isinstance(reply, dict):
-            import json
-
             call = {"name": self._tool_name, "args": reply, "id": f"call_{next(_ids)}"}
             message = AIMessage(content="", tool_calls=[call])
             out_text = json.dumps(reply)

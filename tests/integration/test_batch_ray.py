@@ -190,8 +190,9 @@ def test_the_cli_runs_on_ray(ray_instance: None, demo_kb: KnowledgeBase, tmp_pat
     assert "6 row(s): 6 checked (1 failed)" in result.stderr, result.stderr
     assert len(lines(out)) == 6 and len((tmp_path / "summary.csv").read_text().splitlines()) == 7
     again = CliRunner().invoke(main, [*command, "--ray=auto"])  # an address: this process's Ray is used
-    assert again.exit_code == 0, again.output
+    assert again.exit_code == 3, again.output  # the empty row is still without a report, and is named
     assert "6 row(s): 0 checked (0 failed), 6 already in" in again.stderr, again.stderr
+    assert "not checked: 1 row(s) have no report" in " ".join(again.stderr.split())
 
 
 def test_ray_workers_without_ray_is_a_usage_error(tmp_path: Path) -> None:

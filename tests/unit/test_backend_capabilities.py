@@ -20,14 +20,14 @@ from veracity.context import Context
 from veracity.evidence import RetrieverBackend, TavilyBackend
 from veracity.evidence.capabilities import DEFAULT_SEARCHES, SEARCH_KINDS, Capabilities, SearchKind
 from veracity.evidence.counter import counter_query
-from veracity.evidence.declared import capabilities_of, declared
-from veracity.evidence.kb import KnowledgeBaseBackend
 from veracity.evidence.source import SourceTextBackend
 from veracity.graph import build_graph
+from veracity.kb.backend import KnowledgeBaseBackend
 from veracity.prompts.extract import SOURCE_EXTRACT_ADDENDUM
-from veracity.resources import Resources, resolve_mode
+from veracity.resources import Resources, capabilities_of, declared, resolve_mode
+from veracity.run_scope import RunScope
+from veracity.source_mode import SOURCE_SEARCHES
 from veracity.testing import ScriptedBackend
-from veracity.validation import SOURCE_SEARCHES
 
 TEXT = "Canberra is the capital of Australia."
 NOTE = "Canberra is the capital city of Australia."
@@ -191,9 +191,21 @@ async def test_a_bare_graph_run_resolves_its_mode_once(world: FakeWorld, resolut
     assert len(result["report"].claims) == 3 and len(resolutions) == 1
 
 
+async def test_each_run_of_one_context_object_resolves_its_own_mode(
+    world: FakeWorld, resolutions: list[Context]
+) -> None:
+    text = three_claims(world)
+    graph = build_graph(model=world.model(), backend=world.backend(name="kb"))
+    context = Context()
+    await graph.ainvoke({"text": text}, context=context)
+    await graph.ainvoke({"text": text}, context=context)
+    assert len(resolutions) == 2  # before: the mode was kept with the context object, so the second run reused it
+
+
 def test_the_mode_stays_what_it_was_for_the_rest_of_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    resources, context = Resources(), Context()
-    assert resources.mode(context).search == "kb"
+    resources, context, run = Resources(), Context(), RunScope()
+    assert resources.mode(context, run).search == "kb"
     monkeypatch.setenv("TAVILY_API_KEY", "tvly-test")  # the environment changes in the middle of a run
-    assert resources.mode(context).search == "kb"
-    assert resources.mode(Context()).search == "web"  # the next run sees it
+    assert resources.mode(context, run).search == "kb"
+    assert resources.mode(context, RunScope()).search == "web"  # the next run sees it, with the same context too
+    assert Resources().mode(context, run).search == "web"  # and another graph keeps its own mode in a shared run

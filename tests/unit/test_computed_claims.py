@@ -61,6 +61,7 @@ def test_a_computed_claim_without_its_input_is_unverifiable_with_a_reason() -> N
 
 
 def test_a_tampered_computation_is_caught_by_the_evaluation() -> None:
+    from veracity.calculator.plugin import ShippedCalculator
     from veracity.nodes.evaluate import decisive_problem
 
     report = check("The Statue of Liberty is over 100 years old.")
@@ -69,11 +70,13 @@ def test_a_tampered_computation_is_caught_by_the_evaluation() -> None:
     forged = verdict.computation.model_copy(update={"inputs": [
         verdict.computation.inputs[0].model_copy(update={"quote": "It was dedicated on 28 October 1986."}),
     ]})
-    problem = decisive_problem(claim, verdict.model_copy(update={"computation": forged}), report.evidence)
+    problem = decisive_problem(claim, verdict.model_copy(update={"computation": forged}), report.evidence,
+                               ShippedCalculator())
     assert problem is not None and "computation input" in problem
     arithmetic = check("2 + 2 = 5.")
     flipped = arithmetic.verdicts[0].model_copy(update={"label": "supported"})
-    assert decisive_problem(arithmetic.claims[0], flipped, []) == "the computation does not reproduce from the claim"
+    assert decisive_problem(arithmetic.claims[0], flipped, [], ShippedCalculator()) == (
+        "the computation does not reproduce from the claim")
 
 
 def test_the_clock_is_the_default_today() -> None:
@@ -85,12 +88,12 @@ def test_the_clock_is_the_default_today() -> None:
 
 
 def test_a_calculator_fault_is_an_unverifiable_verdict_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
-    import veracity.nodes.calculate as node
+    import veracity.calculator.plugin as plugin
 
     def broken(*_: object) -> None:
         raise ArithmeticError("unit table damaged")
 
-    monkeypatch.setattr(node, "calculate", broken)
+    monkeypatch.setattr(plugin, "calculate", broken)
     report = check("The Statue of Liberty is over 100 years old.")
     [verdict] = report.verdicts
     assert verdict.label == "unverifiable" and "unit table damaged" in verdict.reason

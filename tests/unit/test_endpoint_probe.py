@@ -24,6 +24,7 @@ from veracity.llm.models import CLIENT_RETRIES, init_model
 from veracity.llm.probe import EndpointProbes, ModelUnreachable, model_endpoint, probe_endpoint, unreachable
 from veracity.resources import Resources
 from veracity.run.checker import Checker
+from veracity.run_scope import RunScope
 
 BASE_URL = "http://models.internal:8080/v1"
 
@@ -158,24 +159,24 @@ def test_the_probed_address_is_the_openai_clients_base_url() -> None:
 
 @pytest.mark.usefixtures("openai_env")
 async def test_a_silent_endpoint_fails_each_call_at_once_with_the_address(probed: list[str]) -> None:
-    resources = Resources()
+    resources, run = Resources(), RunScope()
     context = Context(model="openai:gpt-4.1-mini", search="source", source_text="x", cache=False)
-    resources.preflight(context)
+    resources.preflight(context, run)
     assert probed == [BASE_URL]  # extraction and judge share the model: one probe
-    model = resources.chat_model(context, max_tokens=50, step="extract")
+    model = resources.chat_model(context, max_tokens=50, step="extract", run=run)
     with pytest.raises(ModelUnreachable, match=BASE_URL):
         await model.ainvoke("hello")
-    other_run = Context(model="openai:gpt-4.1-mini", search="source", source_text="x", cache=False)
-    assert resources.chat_model(other_run, max_tokens=50) is not model  # without its preflight, no stand-in
+    other_run = RunScope()
+    assert resources.chat_model(context, max_tokens=50, run=other_run) is not model  # no preflight: no stand-in
 
 
 @pytest.mark.usefixtures("openai_env")
 async def test_an_answering_endpoint_keeps_the_real_model(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(probe, "ENDPOINT_PROBES", EndpointProbes(lambda base_url: None))
-    resources = Resources()
+    resources, run = Resources(), RunScope()
     context = Context(model="openai:gpt-4.1-mini", search="source", source_text="x", cache=False)
-    resources.preflight(context)
-    model = resources.chat_model(context, max_tokens=50, step="extract")
+    resources.preflight(context, run)
+    model = resources.chat_model(context, max_tokens=50, step="extract", run=run)
     assert model.root_async_client.base_url is not None  # type: ignore[attr-defined]
     assert not isinstance(model.root_async_client, probe._SilentEndpointClient)  # type: ignore[attr-defined]
 
@@ -202,13 +203,13 @@ def test_offline_runs_and_bound_models_are_not_probed(probed: list[str], monkeyp
 
 @pytest.mark.usefixtures("openai_env")
 def test_only_the_step_on_the_openai_client_is_probed(probed: list[str]) -> None:
-    resources = Resources()
+    resources, run = Resources(), RunScope()
     context = Context(model="openai:gpt-4.1-mini", extract_model="offline", search="source", source_text="x",
                       cache=False)
-    resources.preflight(context)
+    resources.preflight(context, run)
     assert probed == [BASE_URL]
     with pytest.raises(ModelUnreachable):
-        resources.chat_model(context, max_tokens=50, step="judge").invoke("hello")
+        resources.chat_model(context, max_tokens=50, step="judge", run=run).invoke("hello")
 
 
 @pytest.mark.usefixtures("openai_env")

@@ -8,9 +8,9 @@ import pytest
 
 from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
 from veracity.api import check
-from veracity.nodes.attempts import Gate, answered, gate_errors, next_attempt
 from veracity.progress import ProgressEvent
 from veracity.state import ClaimState, FactCheckState, GateAttempts, reducers
+from veracity.step_support.attempts import Gate, answered, gate_errors, next_attempt
 
 TEXT = "The Sydney Opera House opened in 1973."
 NOTE = "Queen Elizabeth II opened the Sydney Opera House in 1973."

@@ -21,8 +21,8 @@ import veracity
 from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
 from veracity import build_graph
 from veracity.graph import build_claim_graph
-from veracity.nodes.names import CHECK_CLAIM
 from veracity.resources import Resources
+from veracity.step_support.names import CHECK_CLAIM
 
 SNAPSHOT = Path(__file__).parents[1] / "golden" / "graph.mmd"
 

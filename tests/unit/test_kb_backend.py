@@ -9,10 +9,10 @@ import pytest
 from veracity.contracts import SearchHit
 from veracity.errors import ConfigurationError, ToolError
 from veracity.evidence.base import EvidenceBackend
-from veracity.evidence.kb import KnowledgeBaseBackend
 from veracity.kb import KB_ENV, KnowledgeBase, KnowledgeBaseError
+from veracity.kb.backend import KnowledgeBaseBackend
 from veracity.offline.model.embedder import default_embedder
-from veracity.offline.sentences import split_sentences
+from veracity.sentences import split_sentences
 
 
 async def test_search_returns_hits_and_primes_the_embedder(demo_kb: KnowledgeBase,

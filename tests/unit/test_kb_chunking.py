@@ -8,7 +8,7 @@ from itertools import pairwise
 import pytest
 
 from veracity.kb.chunking import ChunkSettings, chunk_stream, chunk_text, count_tokens
-from veracity.offline.sentences import split_sentences
+from veracity.sentences import split_sentences
 
 WORDS = ["alpha", "beta", "gamma", "delta", "Dr.", "Smith", "went", "home.", "The", "end!", "Is", "it?",
          "Yes.\n\nA", "new", "paragraph,", "e.g.", "this", "one."]

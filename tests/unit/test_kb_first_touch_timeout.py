@@ -19,9 +19,9 @@ from numpy.typing import NDArray
 import veracity
 from tests.unit.kb_fixtures import write
 from veracity.contracts import Report, ToolFailure
-from veracity.evidence.kb import KnowledgeBaseBackend
 from veracity.evidence.search_clock import not_counted, within_search_timeout
 from veracity.kb import KnowledgeBase
+from veracity.kb.backend import KnowledgeBaseBackend
 from veracity.kb.shortlist import Shortlist
 
 SEARCH_TIMEOUT = 1.0

@@ -12,7 +12,7 @@ from tests.unit.kb_fixtures import write
 from veracity.kb import KnowledgeBase
 from veracity.kb.in_flight import InFlight
 from veracity.offline.model.embedder import Embedder
-from veracity.offline.sentences import split_sentences
+from veracity.sentences import split_sentences
 
 WAIT = 10.0
 

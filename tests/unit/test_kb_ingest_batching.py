@@ -22,7 +22,7 @@ from veracity.kb.vectors import dense_ids, vector_count
 from veracity.kb.writer import GenerationBuilder
 from veracity.offline.model.embedder import Embedder, default_embedder
 from veracity.offline.model.static import default_static_embedder
-from veracity.offline.sentences import split_sentences
+from veracity.sentences import split_sentences
 
 NOTES = [
     f"# Note {i}\n\nRiver {i} flows into lake {i % 5}. Its water is {['cold', 'warm', 'salty'][i % 3]}. "

@@ -29,7 +29,7 @@ from veracity.kb.lock import writer_lock
 from veracity.kb.manifest import MANIFEST_NAME
 from veracity.offline.model.embedder import default_embedder
 from veracity.offline.model.static import STATIC_MODEL_ID
-from veracity.offline.sentences import split_sentences
+from veracity.sentences import split_sentences
 
 
 def statuses(report) -> dict[str, str]:

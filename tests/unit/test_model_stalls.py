@@ -7,15 +7,12 @@ import asyncio
 import pytest
 
 from veracity.llm.stalls import ModelStalled, ModelTimeout, StalledModels
+from veracity.run_scope import RunScope as Run
 
 SUBJECT = "the model endpoint http://127.0.0.1:9/v1"
 LIMIT = 0.2
 HANG = 30.0
 """A call that never answers (the limit ends it long before)."""
-
-
-class Run:
-    """Stands in for a check's `Context` object (the run's identity)."""
 
 
 class HttpError(Exception):

@@ -6,7 +6,7 @@ import pytest
 
 from veracity.context import DEFAULT_MODEL, Context
 from veracity.errors import ConfigurationError, SourceConflictError
-from veracity.resources import resolve_mode
+from veracity.resources import describe_mode, resolve_mode
 from veracity.testing import ScriptedBackend
 
 
@@ -46,7 +46,7 @@ def test_bound_objects_win() -> None:
 
 
 def test_describe_says_how_to_change_the_mode() -> None:
-    line = resolve_mode(Context()).describe(Context())
+    line = describe_mode(resolve_mode(Context()), Context())
     assert "offline" in line and "OPENAI_API_KEY" in line and "TAVILY_API_KEY" in line
 
 

@@ -8,6 +8,7 @@ import pytest
 
 import veracity
 from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
+from veracity.calculator.plugin import ShippedCalculator
 from veracity.context import Context
 from veracity.contracts import Claim, Evidence, Verdict
 from veracity.nodes.evaluate import evaluate
@@ -15,6 +16,7 @@ from veracity.nodes.page import page_to_check
 from veracity.pages import AddressPolicy, FetchSettings, check_page
 from veracity.pages.addresses import AddressRefused, embedded_ipv4
 from veracity.pages.urls import URLRefused, page_url
+from veracity.resources import capabilities_of
 
 TEXT = "Canberra is the capital of Australia."
 NOTE = "Canberra is the capital city of Australia."
@@ -115,8 +117,8 @@ def web_item(url: str | None) -> Evidence:
 def test_every_decisive_web_verdict_gets_a_page_check_whatever_its_url(url: str | None) -> None:
     verdict = Verdict(claim_id="c1", label="supported", reason="r", evidence_id="c1-e1", quote=NOTE,
                       citation_verified=True)
-    assert page_to_check(verdict, [web_item(url)], Context()) == (url or "")
-    assert page_to_check(verdict, [web_item(url)], Context(verify_pages=False)) is None
+    assert page_to_check(verdict, [web_item(url)], Context(), capabilities_of) == (url or "")
+    assert page_to_check(verdict, [web_item(url)], Context(verify_pages=False), capabilities_of) is None
 
 
 def test_a_decisive_web_verdict_whose_page_was_not_checked_fails_the_evaluation() -> None:
@@ -124,13 +126,14 @@ def test_a_decisive_web_verdict_whose_page_was_not_checked_fails_the_evaluation(
     verdict = Verdict(claim_id="c1", label="supported", reason="r", evidence_id="c1-e1", quote=NOTE,
                       citation_verified=True)
     state = {"claims": [claim], "verdicts": {"c1": verdict}, "evidence": {"c1": [web_item("https://x.example/")]}}
-    issues = evaluate(state).issues  # type: ignore[arg-type]
+    rules = {"calculator": ShippedCalculator(), "capabilities": capabilities_of}
+    issues = evaluate(state, **rules).issues  # type: ignore[arg-type]
     assert [issue.code for issue in issues] == ["citation_not_on_page"]
     assert "was not checked" in issues[0].message
-    assert evaluate(state, allow_snippet_citations=True).passed  # type: ignore[arg-type]
-    assert evaluate(state, verify_pages=False).passed  # type: ignore[arg-type]
+    assert evaluate(state, allow_snippet_citations=True, **rules).sound  # type: ignore[arg-type]
+    assert evaluate(state, verify_pages=False, **rules).sound  # type: ignore[arg-type]
     kb = {**state, "evidence": {"c1": [web_item(None).model_copy(update={"backend": "kb"})]}}
-    assert evaluate(kb).passed  # type: ignore[arg-type]
+    assert evaluate(kb, **rules).sound  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("url", ["HTTP://169.254.169.254/latest/meta-data/", "file:///etc/passwd",

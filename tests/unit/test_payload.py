@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from veracity.contracts import JudgeOutput
-from veracity.nodes.payload import validate_payload
+from veracity.step_support.payload import validate_payload
 
 
 def test_dict_payload_validates() -> None:

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from veracity.contracts import Claim, Evidence, Verdict
-from veracity.scores import reliability, risk_level, support_scores
+from veracity.offline.support import support_scores
+from veracity.scores import reliability, risk_level
 
 
 def claim(n: int, text: str) -> Claim:

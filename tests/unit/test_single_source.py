@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from veracity.contracts import Evidence, Verdict
 from veracity.nodes.finalize import single_source
+from veracity.resources import capabilities_of
 
 
 def item(url: str | None, backend: str = "web") -> Evidence:
@@ -16,14 +17,15 @@ def verdict(label: str = "supported") -> Verdict:
 
 def test_one_site_is_single_source_whatever_its_pages() -> None:
     evidence = [item("https://www.example.org/a"), item("https://example.org/b?x=1")]
-    assert single_source(verdict(), evidence) == "example.org"
+    assert single_source(verdict(), evidence, capabilities_of) == "example.org"
 
 
 def test_two_sites_are_not() -> None:
-    assert single_source(verdict(), [item("https://example.org/a"), item("https://news.example.net/b")]) is None
+    evidence = [item("https://example.org/a"), item("https://news.example.net/b")]
+    assert single_source(verdict(), evidence, capabilities_of) is None
 
 
 def test_only_supported_web_verdicts_are_marked() -> None:
-    assert single_source(verdict("refuted"), [item("https://example.org/a")]) is None
-    assert single_source(verdict(), [item("demo:notes.md", backend="kb")]) is None
-    assert single_source(verdict(), []) is None
+    assert single_source(verdict("refuted"), [item("https://example.org/a")], capabilities_of) is None
+    assert single_source(verdict(), [item("demo:notes.md", backend="kb")], capabilities_of) is None
+    assert single_source(verdict(), [], capabilities_of) is None

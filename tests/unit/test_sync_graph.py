@@ -22,9 +22,9 @@ from tests.fakes import FakeWorld, Rendezvous, claims_reply, hit, verdict_reply
 from veracity.context import Context
 from veracity.contracts import DeadlineFailure, Report
 from veracity.graph import FactCheckGraph, build_graph
-from veracity.nodes.both_ways import run_on_bridge
 from veracity.progress import ProgressEvent
 from veracity.run.checkpoints import serializer
+from veracity.step_support.both_ways import run_on_bridge
 from veracity.testing import ScriptedChatModel, prompt_text
 
 CANBERRA = "Canberra is the capital of Australia."

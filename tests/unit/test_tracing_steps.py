@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import veracity
-from veracity.nodes.tracing import TracedStep
+from veracity.step_support.tracing import TracedStep
 
 SOURCE = Path(veracity.__file__).parent
 
@@ -32,4 +32,4 @@ def test_defaults_match_a_first_attempt_of_a_step_without_a_claim() -> None:
 def test_no_node_builds_a_trace_record_by_hand() -> None:
     built = [path.relative_to(SOURCE).as_posix() for path in SOURCE.rglob("*.py")
              if re.search(r"\bTraceRecord\((?!BaseModel)", path.read_text(encoding="utf-8"))]
-    assert built == ["nodes/tracing.py"]
+    assert built == ["step_support/tracing.py"]

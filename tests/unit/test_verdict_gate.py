@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import pytest
+from langgraph.runtime import Runtime
+
 import veracity
+import veracity.nodes.verdict_gate
 from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
-from veracity.contracts import GateFailure
+from veracity.context import Context
+from veracity.contracts import Claim, Evidence, GateFailure
+from veracity.nodes.verdict_gate import verdict_gate
+from veracity.protocols import Judge, Ruled
+from veracity.resources import Resources
+from veracity.state import ClaimState, ClaimUpdate
 
 TEXT = "Canberra is the capital of Australia. The Sydney Opera House opened in 1973."
 C1, C2 = "Canberra is the capital of Australia.", "The Sydney Opera House opened in 1973."
@@ -111,19 +120,52 @@ def berlin_world(world: FakeWorld, *replies: object) -> FakeWorld:
     return world.judge(BERLIN, *replies)
 
 
-def test_a_chat_model_verdict_from_evidence_about_something_else_is_sent_back(world: FakeWorld) -> None:
-    berlin_world(world, verdict_reply("refuted", "c1-e1", NILE), verdict_reply("supported", "c1-e2", GERMANY))
-    report = veracity.check(BERLIN, model=world.model(), backend=world.backend())
-    assert world.judge_calls[BERLIN] == 2
-    assert "'c1-e1' is not about Berlin" in world.judge_prompts[BERLIN][1]
-    verdict = report.verdict_for("c1")
-    assert verdict.label == "supported" and verdict.evidence_id == "c1-e2" and report.ok
-
-
-def test_a_chat_model_that_keeps_citing_another_topic_gets_unverifiable_not_a_failure(world: FakeWorld) -> None:
+def test_a_chat_model_verdict_gets_only_the_checks_every_judge_gets(world: FakeWorld) -> None:
+    # before: the offline judge's relevance rule (an English word matcher) sent this verdict back
     berlin_world(world, verdict_reply("refuted", "c1-e1", NILE))
     report = veracity.check(BERLIN, model=world.model(), backend=world.backend(), max_revisions=0)
+    assert world.judge_calls[BERLIN] == 1
     verdict = report.verdict_for("c1")
-    assert verdict.label == "unverifiable" and verdict.quote is None and not verdict.downgraded
-    assert "not about Berlin" in verdict.reason
-    assert report.ok and not report.passed and not report.failures
+    assert verdict.label == "refuted" and verdict.evidence_id == "c1-e1" and verdict.citation_verified
+
+
+class StrictJudge:
+    """A judge without a chat model whose own standard refuses any citation of the Nile note."""
+
+    def rule(self, claim: str, evidence: list[Evidence], *, min_precision: float, source_mode: bool) -> Ruled:
+        raise AssertionError("the gate does not judge")
+
+    def citation_problem(self, claim: str, cited: Evidence) -> str | None:
+        return f"the cited evidence {cited.id!r} is not about Berlin" if cited.text == NILE else None
+
+    def version(self) -> str:
+        return "strict"
+
+
+class WithStrictJudge(Resources):
+    def offline_judge(self) -> Judge:
+        return StrictJudge()
+
+
+def gate(state: ClaimState, context: Context) -> ClaimUpdate:
+    return verdict_gate(state, Runtime(context=context), {}, resources=WithStrictJudge())
+
+
+def test_a_judges_own_citation_standard_sends_its_verdict_back_then_makes_it_unverifiable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(veracity.nodes.verdict_gate, "emit_verdict", lambda *args: None)  # no run to tell
+    claim = Claim(id="c1", text=BERLIN, source=BERLIN, span=(0, len(BERLIN)))
+    evidence = [Evidence(id="c1-e1", claim_id="c1", backend="kb", text=NILE)]
+    answer = {"label": "refuted", "reason": "r", "evidence_id": "c1-e1", "quote": NILE}
+    state: ClaimState = {"claim": claim, "revision": 0, "claim_evidence": evidence,
+                         "judge_attempts": {"attempt": 1, "payload": answer, "call_error": None}}
+    offline = Context(model="offline", max_judge_attempts=2)
+    first = gate(state, offline)
+    assert first["judge_attempts"]["decision"] == "retry" and "not about Berlin" in first["judge_attempts"]["errors"][0]
+    last = gate({**state, "judge_attempts": {**first["judge_attempts"], "attempt": 2, "payload": answer}}, offline)
+    verdict = last["verdicts"]["c1"]
+    assert verdict.label == "unverifiable" and not verdict.downgraded and "not about Berlin" in verdict.reason
+    # the same answer from a chat model: its judge has no standard of its own, so the verdict stands
+    chat = gate(state, Context(model="openai:gpt-4.1-mini", max_judge_attempts=2))
+    assert chat["verdicts"]["c1"].label == "refuted"

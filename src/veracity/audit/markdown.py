@@ -7,8 +7,8 @@ from importlib.metadata import version
 
 from veracity.contracts import Claim, Report, TraceRecord, Verdict
 from veracity.evidence.counter import TRACE_PREFIX, counter_query
-from veracity.nodes.names import GATHER_EVIDENCE, VERDICT_GATE
 from veracity.report_text import counts_line
+from veracity.step_support.names import GATHER_EVIDENCE, VERDICT_GATE
 
 
 def _cell(text: str | None) -> str:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from veracity.audit.findings import Finding
 from veracity.audit.structure import evidence_by_claim
 from veracity.contracts import Report
+from veracity.mode import OFFLINE
 from veracity.offline.judge.version import offline_judge_version
-from veracity.resources import OFFLINE
 
 
 def rejudge_findings(report: Report) -> list[Finding]:

@@ -10,11 +10,13 @@ the file holds nothing a report does not.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from typing import Any
 
 from veracity.audit.findings import Finding
+from veracity.calculator.plugin import ShippedCalculator
 from veracity.contracts import (
     DeadlineFailure,
     Evaluation,
@@ -25,11 +27,13 @@ from veracity.contracts import (
     ToolFailure,
     Verdict,
 )
+from veracity.mode import OFFLINE
 from veracity.nodes.evaluate import evaluate
-from veracity.nodes.names import FINALIZE_REPORT
-from veracity.resources import OFFLINE
-from veracity.scores import reliability, support_scores
+from veracity.offline.support import support_scores
+from veracity.resources import capabilities_of
+from veracity.scores import reliability
 from veracity.state import FactCheckState
+from veracity.step_support.names import FINALIZE_REPORT
 
 SCORE_TOLERANCE = 0.002
 """How far a support score computed again may be from the recorded one (the embedder's float noise)."""
@@ -137,7 +141,8 @@ def expected_evaluations(report: Report) -> list[Evaluation]:
         issue = EvaluationIssue(code="deadline_exceeded", message=deadline.message, revisable=False)
         return [Evaluation(issues=[issue])]
     state = report_state(report)
-    return [evaluate(state), evaluate(state, verify_pages=False), evaluate(state, allow_snippet_citations=True)]
+    rules = functools.partial(evaluate, state, calculator=ShippedCalculator(), capabilities=capabilities_of)
+    return [rules(), rules(verify_pages=False), rules(allow_snippet_citations=True)]
 
 
 def _issues(evaluation: Evaluation) -> list[tuple[str, str, str, bool]]:

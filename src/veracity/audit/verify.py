@@ -32,9 +32,9 @@ from veracity.audit.findings import Finding
 from veracity.audit.rejudge import rejudge_findings
 from veracity.audit.structure import evidence_by_claim, structure_findings
 from veracity.calculator import calculate
+from veracity.calculator.plugin import ShippedCalculator, computation_of
 from veracity.citations import quote_problem
 from veracity.contracts import PAGE_VERIFIED, Claim, Evidence, Report, Verdict
-from veracity.nodes.calculate import computation_of
 from veracity.nodes.evaluate import decisive_problem
 from veracity.pages import FetchSettings, check_page, examine_page
 from veracity.pages.body import decode_page
@@ -86,7 +86,7 @@ def _verdict_findings(claim: Claim, verdict: Verdict, evidence: list[Evidence],
 
 def _citation(claim: Claim, verdict: Verdict, evidence: list[Evidence]) -> Finding:
     """A decisive verdict's citation, by the rule the check itself applied (`decisive_problem`)."""
-    problem = decisive_problem(claim, verdict, evidence)
+    problem = decisive_problem(claim, verdict, evidence, ShippedCalculator())
     arithmetic = verdict.computation is not None and not verdict.computation.inputs
     if problem is not None:
         return Finding(claim.id, f"{verdict.label}, but {problem}", False)

@@ -18,8 +18,8 @@ from langchain_core.messages import message_to_dict, messages_from_dict
 from langchain_core.outputs import ChatGeneration, Generation
 
 from veracity.cache.entries import MODEL_ANSWER, StoredGeneration, StoredMessage
-from veracity.cache.outcomes import note
 from veracity.cache.store import MODEL_NAMESPACE, CacheStore, digest
+from veracity.cache_outcomes import note
 
 log = logging.getLogger("veracity.cache")
 

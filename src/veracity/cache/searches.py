@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 
 from veracity.cache.entries import SEARCH_ANSWER
-from veracity.cache.outcomes import note
 from veracity.cache.store import SEARCH_NAMESPACE_PREFIX, CacheStore, digest
+from veracity.cache_outcomes import note
 from veracity.contracts import SearchHit
 from veracity.evidence.base import EvidenceBackend
 

@@ -17,7 +17,7 @@ from veracity.contracts import Evidence
 from veracity.offline.judge.entities import Entity, mentions, named_entities, names_entity
 from veracity.offline.judge.relevance import fold_accents
 from veracity.offline.judge.words import content_stems, words
-from veracity.offline.sentences import Sentence, split_sentences
+from veracity.sentences import Sentence, split_sentences
 
 MIN_SHARED_STEMS = 2
 """Content stems a sentence must share with a subject that has no name."""

@@ -20,14 +20,9 @@ from veracity.cli import collector
 from veracity.cli.settings import settings_options
 from veracity.context import Context
 from veracity.contracts import Report
-from veracity.errors import ConfigurationError, InputError
-from veracity.resources import resolve_mode
-from veracity.validation import (
-    MAX_SOURCE_BYTES,
-    overrides_source,
-    source_conflict_message,
-    source_text_problem,
-)
+from veracity.errors import ConfigurationError, InputError, SourceConflictError
+from veracity.resources import describe_mode, resolve_mode
+from veracity.validation import MAX_SOURCE_BYTES, source_text_problem
 
 if TYPE_CHECKING:
     from veracity.progress import ProgressEvent
@@ -217,17 +212,16 @@ def check_command(
     err = Console(stderr=True)
     body = read_text(text)
     if source_file is not None:
-        search = settings.get("search")
-        if overrides_source(search):
-            raise click.UsageError(source_conflict_message(f"--search {search}", "--source"))
         settings.update(source_text=read_source(source_file), source_title=source_file.name)
     context = Context.from_settings(**settings)
     try:
         mode = resolve_mode(context)
+    except SourceConflictError as conflict:
+        raise click.UsageError(conflict.worded("--search", "--source")) from None
     except ConfigurationError as exc:
         err.print(f"[bold red]not configured:[/] {escape(str(exc))}", highlight=False)
         sys.exit(EXIT_USAGE)
-    err.print(f"[dim]veracity: {mode.describe(context)}[/]", highlight=False)
+    err.print(f"[dim]veracity: {describe_mode(mode, context)}[/]", highlight=False)
     if checkpoint is not None:
         thread_id = thread_id or uuid.uuid4().hex[:12]
         err.print(f"[dim]checkpoint: {checkpoint}, thread {thread_id} (resume with --thread {thread_id})[/]",

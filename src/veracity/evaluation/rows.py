@@ -15,6 +15,7 @@ from veracity.errors import ConfigurationError
 from veracity.evaluation.dataset import ClaimsRow, DatasetKind, JudgeRow, PassRow, Row
 from veracity.evaluation.matching import DEFAULT_MATCH_THRESHOLD, match_claims
 from veracity.run.checker import Checker
+from veracity.source_mode import with_own_source
 from veracity.state import ClaimInput
 
 FAILED = "failed"
@@ -87,7 +88,7 @@ class RowEvaluator:
         """The row's settings: a row with a source is checked against that source only."""
         if isinstance(row, JudgeRow) or row.source is None:
             return self.context
-        return dataclasses.replace(self.context, source_text=row.source, source_title="source", search="source")
+        return with_own_source(self.context, row.source, "source")
 
     def preflight(self, rows: tuple[Row, ...]) -> str:
         """Raise `ConfigurationError` now if what the rows need is not set up; describe what will run.

@@ -18,7 +18,7 @@ from veracity.evaluation.metrics import ClassificationResult
 from veracity.evaluation.rows import RowEvaluator, RowOutcome
 from veracity.evaluation.summary import EvalResult, RunResult
 from veracity.evidence.base import EvidenceBackend
-from veracity.resources import OFFLINE
+from veracity.mode import OFFLINE
 from veracity.run.blocking import run_blocking
 from veracity.run.checker import Checker
 

@@ -1,7 +1,7 @@
 """What an evidence backend is, declared as data: the steps after a search read this, never a backend's name.
 
 Each backend class states its `Capabilities` (`TavilyBackend.capabilities` and so on); evidence
-items carry only their backend's name, which `veracity.evidence.declared.capabilities_of` maps
+items carry only their backend's name, which `veracity.resources.capabilities_of` maps
 back to the declaration. The search kinds a run can name are here too, defined once for
 `Context`, the CLI and the server.
 """
@@ -46,5 +46,5 @@ class Capabilities:
 
 
 Declarations = Callable[[str], Capabilities]
-"""Maps the backend name on an evidence item to what that backend declares (`veracity.evidence.declared.
-capabilities_of`, or `Resources.capabilities_of` for a run with a bound backend)."""
+"""Maps the backend name on an evidence item to what that backend declares (`Resources.capabilities_of`, which
+knows the run's bound backend, or `veracity.resources.capabilities_of`)."""

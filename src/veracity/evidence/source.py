@@ -6,7 +6,7 @@ import re
 
 from veracity.contracts import SearchHit
 from veracity.evidence.capabilities import Capabilities
-from veracity.offline.sentences import split_sentences
+from veracity.sentences import split_sentences
 
 PASSAGE_CHARS = 1_500
 """Longest passage handed to the judge; longer paragraphs are cut at sentence boundaries."""

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from veracity.offline.sentences import settled_end, split_sentences
+from veracity.sentences import settled_end, split_sentences
 
 DEFAULT_CHUNK_TOKENS = 600
 DEFAULT_OVERLAP_TOKENS = 72

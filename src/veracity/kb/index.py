@@ -26,7 +26,7 @@ from veracity.kb.manifest import Manifest
 from veracity.kb.mapped import MappedFiles
 from veracity.kb.paths import unusable
 from veracity.kb.vectors import chunk_of, normalised
-from veracity.offline.sentences import split_sentences
+from veracity.sentences import split_sentences
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from veracity.kb.chunking import Chunk, ChunkSettings, chunk_stream
 from veracity.kb.loaders import STREAM_THRESHOLD, LoadedDocument, SkipDocument, load
 from veracity.kb.sources import NotRegularFile, Skipped, Source
 from veracity.kb.vectors import embed_dense
-from veracity.offline.sentences import Sentence, split_sentences
+from veracity.sentences import Sentence, split_sentences
 
 if TYPE_CHECKING:
     from veracity.kb.vectors import ChunkEmbedder

@@ -4,7 +4,7 @@ A search runs in three parts (`KnowledgeBase.search`): the first stage picks the
 reads their stored sentence vectors (`KnowledgeBase.shortlist`); the sentences of a chunk returned
 for the first time have none yet and are embedded (`KnowledgeBase.embed_first_touch`, the slow
 part on a new knowledge base); the candidates are then reranked (`KnowledgeBase.reranked`). The
-`kb` evidence backend runs the middle part outside the search timeout (`veracity.evidence.kb`).
+`kb` evidence backend runs the middle part outside the search timeout (`veracity.kb.backend`).
 """
 
 from __future__ import annotations

@@ -57,7 +57,7 @@ logger = logging.getLogger(__name__)
 
 RERANK_EXTRA = 3
 """A search reranks this many chunks beyond those it returns: chosen by recall@5 of the gold
-evidence on the shared benchmark corpora (BENCHMARKS.md, "Ingest, retrieval and first touch")."""
+evidence on the shared benchmark corpora (docs/benchmarks-history.md, "Ingest, retrieval and first touch")."""
 
 WARM_BATCH = 512
 """Sentences embedded and stored per step of `KnowledgeBase.warm`."""

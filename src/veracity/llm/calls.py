@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel
 
-from veracity.cache.outcomes import CacheOutcome, observe_cache, overall
+from veracity.cache_outcomes import CacheOutcome, observe_cache, overall
 from veracity.context import StructuredOutput
 from veracity.contracts import StructuredMethod
 

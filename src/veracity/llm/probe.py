@@ -90,6 +90,11 @@ ENDPOINT_PROBES = EndpointProbes(lambda base_url: probe_endpoint(base_url, proxy
 """The process's probe results (the proxy is the one the OpenAI client is given, `OPENAI_PROXY`)."""
 
 
+def endpoint_problem(endpoint: str) -> str | None:
+    """Why `endpoint` does not answer (asked of `ENDPOINT_PROBES` as it is now), or None when it does."""
+    return ENDPOINT_PROBES.problem(endpoint)
+
+
 def model_endpoint(model: BaseChatModel) -> str | None:
     """The base URL the probe asks for `model`: its OpenAI client's, or None for a model on another client."""
     from langchain_openai.chat_models.base import BaseChatOpenAI

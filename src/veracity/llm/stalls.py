@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-from veracity.per_run import PerRun
+from veracity.run_scope import RunKey, RunScope
 
 
 class ModelTimeout(TimeoutError):
@@ -46,26 +46,24 @@ def _answered(exc: BaseException) -> bool:
 
 
 class StalledModels:
-    """Per check (`PerRun`, keyed by the run's `Context` object): each model's calls, and whether it stalled."""
+    """Per check (kept in the run's `RunScope`): each model's calls, and whether it stalled."""
 
     def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
-        self._runs: PerRun[dict[object, _CallsOfModel]] = PerRun()
+        self._models: RunKey[dict[object, _CallsOfModel]] = RunKey("calls by model")
         self._lock = threading.Lock()
         self._clock = clock
 
-    def _calls(self, run: object, model: object) -> _CallsOfModel:
+    def _calls(self, run: RunScope, model: object) -> _CallsOfModel:
+        models = run.setdefault(self._models, dict)
         with self._lock:
-            models = self._runs.get(run)
-            if models is None:
-                models = self._runs.set(run, {})
             return models.setdefault(model, _CallsOfModel())
 
-    def stalled(self, run: object, model: object) -> str | None:
+    def stalled(self, run: RunScope, model: object) -> str | None:
         """Why `model` is not asked again in the check of `run`, or None while it may be asked."""
         return self._calls(run, model).stalled
 
     @asynccontextmanager
-    async def call(self, run: object, model: object, *, subject: str, seconds: float) -> AsyncIterator[None]:
+    async def call(self, run: RunScope, model: object, *, subject: str, seconds: float) -> AsyncIterator[None]:
         """One call of `model` in the check of `run`, cut off after `seconds`.
 
         `subject` names the model in messages ('the model endpoint http://…/v1'). Raises

@@ -11,14 +11,12 @@ import datetime
 
 from langgraph.runtime import Runtime
 
-from veracity.calculator import Answer, calculate
 from veracity.context import Context
-from veracity.contracts import Computation, ComputedInput
-from veracity.nodes.attempts import answered, next_attempt
-from veracity.nodes.names import CALCULATE_CLAIM
-from veracity.nodes.tracing import TracedStep
-from veracity.offline.calibration.ruling import CaseRule
+from veracity.protocols import StepResources
 from veracity.state import ClaimState, ClaimUpdate, evidence_for
+from veracity.step_support.attempts import answered, next_attempt
+from veracity.step_support.names import CALCULATE_CLAIM
+from veracity.step_support.tracing import TracedStep
 
 
 def today(context: Context) -> datetime.date:
@@ -28,46 +26,26 @@ def today(context: Context) -> datetime.date:
     return datetime.date.today()
 
 
-def computation_of(answer: Answer) -> Computation:
-    """The report's record of a computed answer."""
-    return Computation(
-        text=answer.text,
-        inputs=[
-            ComputedInput(evidence_id=used.evidence.id, quote=used.quote, value=used.value) for used in answer.inputs
-        ],
-        today=answer.today,
-    )
-
-
-def calculate_claim(state: ClaimState, runtime: Runtime[Context]) -> ClaimUpdate:
+def calculate_claim(state: ClaimState, runtime: Runtime[Context], *, resources: StepResources) -> ClaimUpdate:
     """Compute the claim when it is a computed claim (an answer for the gate); otherwise leave it to the judge.
 
-    The update's `computation` is set only for a computed claim.
+    The update's `computation` is set only for a computed claim. The answer comes ruled by the
+    calculator's own calibration (`veracity.protocols.Calculator`).
     """
     claim = state["claim"]
     traced = TracedStep(CALCULATE_CLAIM, claim_id=claim.id)
     evidence = evidence_for(state)
-    now = today(runtime.context)
-    try:
-        answer = calculate(claim.text, evidence, now)
-    except Exception as error:  # a calculator fault must not sink the claim, nor hand arithmetic to the judge
-        answer = Answer("unverifiable", f"the calculator could not compute this claim ({type(error).__name__}: "
-                        f"{error}), so it is not judged.", [], now)
-    if answer is None:
+    computed = resources.calculator.compute(claim.text, evidence, today(runtime.context),
+                                            min_precision=runtime.context.min_precision)
+    if computed is None:
         record = traced.record("skipped", "not a computed claim")
         return {"claim_evidence": evidence, "computation": None, "trace": [record]}
-    first = answer.inputs[0] if answer.inputs else None
-    ruling = CaseRule.shipped("calculator", runtime.context.min_precision).rule({
-        "label": answer.label,
-        "reason": f"Computed: {answer.text}",
-        "evidence_id": first.evidence.id if first else None,
-        "quote": first.quote if first else None,
-    })
+    ruling = computed.ruling
     record = traced.record("ok", ruling.answer["label"])
     attempt = next_attempt(state.get("judge_attempts"))
     update: ClaimUpdate = {
         "claim_evidence": evidence, "judge_attempts": answered(attempt, ruling.answer),
-        "computation": computation_of(answer), "trace": [record],
+        "computation": computed.computation, "trace": [record],
         "judge_confidence": ruling.confidence, "judge_leaning": ruling.leaning,
     }
     return update

@@ -4,28 +4,28 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from veracity.calculator.arithmetic import decide_arithmetic
 from veracity.citations import quote_problem
 from veracity.context import Context
 from veracity.contracts import Claim, Evaluation, EvaluationIssue, Evidence, Verdict
 from veracity.evidence.capabilities import Declarations
-from veracity.evidence.declared import capabilities_of
-from veracity.nodes.names import EVALUATE_REPORT
-from veracity.nodes.tracing import TracedStep
 from veracity.nodes.verdict_gate import computation_problem
+from veracity.protocols import Calculator, StepResources
 from veracity.state import FactCheckState
+from veracity.step_support.names import EVALUATE_REPORT
+from veracity.step_support.tracing import TracedStep
 
 
 def evaluate(
-    state: FactCheckState, *, allow_snippet_citations: bool = False, verify_pages: bool = True,
-    capabilities: Declarations = capabilities_of,
+    state: FactCheckState, *, calculator: Calculator, capabilities: Declarations,
+    allow_snippet_citations: bool = False, verify_pages: bool = True,
 ) -> Evaluation:
     """Apply the report rules to the state and list every issue found.
 
     A decisive web verdict whose quote was not found on its fetched page, or whose page was
     not checked at all although `verify_pages` asked for it, is an issue unless
     `allow_snippet_citations`: the verdict then rests on the search engine's snippet alone.
-    `capabilities` says which evidence is web pages (see `page_problem`).
+    `capabilities` says which evidence is web pages (see `page_problem`); `calculator` computes
+    plain arithmetic again (see `decisive_problem`).
     """
     issues: list[EvaluationIssue] = []
     if failure := state.get("input_failure"):
@@ -57,7 +57,7 @@ def evaluate(
                 message=f"{claim_id}: {judge_failures[claim_id].message}",
             ))
         if verdict.label in ("supported", "refuted"):
-            problem = decisive_problem(claims[claim_id], verdict, evidence.get(claim_id, []))
+            problem = decisive_problem(claims[claim_id], verdict, evidence.get(claim_id, []), calculator)
             if problem:
                 issues.append(EvaluationIssue(
                     code="unverified_citation", claim_id=claim_id, revisable=True,
@@ -90,7 +90,7 @@ def evaluate(
 
 
 def page_problem(
-    verdict: Verdict, evidence: list[Evidence], *, verify_pages: bool, capabilities: Declarations = capabilities_of
+    verdict: Verdict, evidence: list[Evidence], *, verify_pages: bool, capabilities: Declarations
 ) -> str | None:
     """Why a decisive verdict's cited page does not back it, or None: a page that failed, or none checked.
 
@@ -109,15 +109,14 @@ def page_problem(
     return None
 
 
-def decisive_problem(claim: Claim, verdict: Verdict, evidence: list[Evidence]) -> str | None:
+def decisive_problem(claim: Claim, verdict: Verdict, evidence: list[Evidence], calculator: Calculator) -> str | None:
     """Why a supported/refuted verdict is not backed: its quote, or a computation input, is not in the evidence.
 
-    Plain arithmetic cites nothing; it is recomputed from the claim instead and must give the same label.
+    Plain arithmetic cites nothing; `calculator` computes it again from the claim, and it must give the same label.
     """
     computation = verdict.computation
     if computation is not None and not computation.inputs:
-        result = decide_arithmetic(claim.text)
-        expected = None if result is None or result.holds is None else ("supported" if result.holds else "refuted")
+        expected = calculator.arithmetic_label(claim.text)
         return None if expected == verdict.label else "the computation does not reproduce from the claim"
     items = {item.id: item for item in evidence}
     cited = items.get(verdict.evidence_id or "")
@@ -131,16 +130,15 @@ def decisive_problem(claim: Claim, verdict: Verdict, evidence: list[Evidence]) -
     return problem
 
 
-def evaluate_report(
-    state: FactCheckState, runtime: Runtime[Context], *, capabilities: Declarations = capabilities_of
-) -> FactCheckState:
+def evaluate_report(state: FactCheckState, runtime: Runtime[Context], *, resources: StepResources) -> FactCheckState:
     """Evaluate the report so far and record the outcome in the trace.
 
-    `capabilities` reads an evidence item's backend name (the graph binds `Resources.capabilities_of`).
+    The run's wiring says which evidence is web pages and computes arithmetic again (`resources`).
     """
     traced = TracedStep(EVALUATE_REPORT, attempt=state.get("revision", 0) + 1)
-    evaluation = evaluate(state, allow_snippet_citations=runtime.context.allow_snippet_citations,
-                          verify_pages=runtime.context.verify_pages, capabilities=capabilities)
+    evaluation = evaluate(state, calculator=resources.calculator, capabilities=resources.capabilities_of,
+                          allow_snippet_citations=runtime.context.allow_snippet_citations,
+                          verify_pages=runtime.context.verify_pages)
     record = traced.record("ok" if evaluation.sound else "failed",
                            "; ".join(issue.message for issue in evaluation.issues) or None)
     return {"evaluation": evaluation, "trace": [record]}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 from tenacity import (
     AsyncRetrying,
@@ -12,20 +13,20 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
-from veracity.cache.outcomes import observe_cache, overall
+from veracity.cache_outcomes import observe_cache, overall
 from veracity.context import Context
 from veracity.contracts import Evidence, SearchHit, ToolFailure, TraceRecord, Verdict
 from veracity.errors import ConfigurationError, ToolError
 from veracity.evidence.base import EvidenceBackend
 from veracity.evidence.counter import TRACE_PREFIX as COUNTER_TRACE_PREFIX
 from veracity.evidence.counter import counter_query
-from veracity.evidence.declared import declared
 from veracity.evidence.search_clock import within_search_timeout
-from veracity.nodes.names import GATHER_EVIDENCE
-from veracity.nodes.tracing import TracedStep
 from veracity.progress import emit_verdict
-from veracity.resources import Resources
+from veracity.protocols import StepResources
+from veracity.run_scope import RunScope
 from veracity.state import ClaimState, ClaimUpdate
+from veracity.step_support.names import GATHER_EVIDENCE
+from veracity.step_support.tracing import TracedStep
 
 NO_EVIDENCE_REASON = "no evidence was found for this claim"
 
@@ -106,7 +107,8 @@ async def _search_with_retries(backend: EvidenceBackend, query: str, context: Co
     return hits
 
 
-async def gather_evidence(state: ClaimState, runtime: Runtime[Context], *, resources: Resources) -> ClaimUpdate:
+async def gather_evidence(state: ClaimState, runtime: Runtime[Context], config: RunnableConfig, *,
+                          resources: StepResources) -> ClaimUpdate:
     """Search for evidence; after the last failed attempt, record a `ToolFailure` for the claim.
 
     A backend that declares `counter_search` (the web) is searched twice at once: for the claim,
@@ -120,10 +122,10 @@ async def gather_evidence(state: ClaimState, runtime: Runtime[Context], *, resou
     counter_trace: list[TraceRecord] = []
     counter_hits: list[SearchHit] | BaseException = []
     try:
-        async with resources.evidence_backend(context) as backend:
+        async with resources.evidence_backend(context, RunScope.of(config)) as backend:
             backend_name = backend.name
             searches = [_search_with_retries(backend, claim.text, context, claim.id, trace, "")]
-            if context.counter_search and declared(backend).counter_search:
+            if context.counter_search and resources.declared(backend).counter_search:
                 searches.append(_search_with_retries(backend, claim.counter_query or counter_query(claim.text),
                                                      context, claim.id,
                                                      counter_trace, COUNTER_TRACE_PREFIX))

@@ -10,21 +10,24 @@ import math
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from veracity.context import Context
 from veracity.contracts import ExtractionOutput, GateFailure
 from veracity.llm.calls import ModelReply, ask_structured
 from veracity.llm.request_schema import bound_string, contract_schema, property_schema
-from veracity.nodes.attempts import answered, gate_errors, next_attempt
-from veracity.nodes.model_answer import answer_record
-from veracity.nodes.names import EXTRACT_CLAIMS
-from veracity.nodes.tracing import TracedStep
+from veracity.mode import models_used
 from veracity.progress import ProgressEvent, emit
 from veracity.prompts.extract import EXTRACT_USER_TEMPLATE, SOURCE_EXTRACT_ADDENDUM
 from veracity.prompts.retry import retry_feedback
-from veracity.resources import Resources, models_used
+from veracity.protocols import StepResources
+from veracity.run_scope import RunScope
 from veracity.state import FactCheckState
+from veracity.step_support.attempts import answered, gate_errors, next_attempt
+from veracity.step_support.model_answer import answer_record
+from veracity.step_support.names import EXTRACT_CLAIMS
+from veracity.step_support.tracing import TracedStep
 from veracity.validation import input_problem
 
 CLAIM_MARGIN_CHARS = 200
@@ -112,26 +115,26 @@ def extraction_messages(
     ]
 
 
-async def _extract(text: str, context: Context, resources: Resources, errors: list[str], *, offline: bool,
+async def _extract(text: str, context: Context, resources: StepResources, run: RunScope, errors: list[str], *,
                    source_mode: bool, cap: int) -> ModelReply:
-    if offline:
-        from veracity.offline.extract import extract_claims_offline
-
-        return ModelReply(payload=extract_claims_offline(text, source_mode=source_mode), tokens_in=0, tokens_out=0)
+    if resources.offline(context, "extract", run):
+        return ModelReply(payload=resources.splitter.split(text, source_mode=source_mode), tokens_in=0, tokens_out=0)
     messages = extraction_messages(text, context, errors, source_mode=source_mode)
-    async with resources.model_call(context, "extract"):
-        model = resources.chat_model(context, max_tokens=cap, step="extract")
+    async with resources.model_call(context, "extract", run):
+        model = resources.chat_model(context, max_tokens=cap, step="extract", run=run)
         return await ask_structured(model, messages, ExtractionOutput,
                                     run_name="extract_claims.model", structured_output=context.structured_output,
                                     request_schema=extraction_schema(text))
 
 
-async def extract_claims(state: FactCheckState, runtime: Runtime[Context], *, resources: Resources) -> FactCheckState:
+async def extract_claims(state: FactCheckState, runtime: Runtime[Context], config: RunnableConfig, *,
+                         resources: StepResources) -> FactCheckState:
     """Run the extractor once; its raw payload goes to `extraction_gate`."""
     context = runtime.context
+    run = RunScope.of(config)
     attempt = next_attempt(state.get("extraction_attempts"))
     traced = TracedStep(EXTRACT_CLAIMS, attempt=attempt)
-    mode = resources.mode(context)
+    mode = resources.mode(context, run)
     label, model = models_used(context, mode)
     base: FactCheckState = {"extraction_attempts": {"attempt": attempt}, "mode": label, "model": model,
                             "source_mode": mode.source}
@@ -144,8 +147,8 @@ async def extract_claims(state: FactCheckState, runtime: Runtime[Context], *, re
     emit(ProgressEvent(kind="extracting", attempt=attempt))
     cap = extraction_tokens(state["text"], context)
     try:
-        reply = await _extract(state["text"], context, resources, gate_errors(state.get("extraction_attempts")),
-                               offline=resources.offline(context, "extract"), source_mode=mode.source, cap=cap)
+        reply = await _extract(state["text"], context, resources, run, gate_errors(state.get("extraction_attempts")),
+                               source_mode=mode.source, cap=cap)
     except Exception as exc:  # a failed call is one failed attempt, judged by the gate
         record = traced.record("failed", f"model call failed: {exc}")
         return {**base, "extraction_attempts": answered(attempt, None, f"the model call failed: {exc}"),

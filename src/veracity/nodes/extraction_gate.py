@@ -2,7 +2,7 @@
 
 Every claim must quote a span of the text; the answer must not list more claims than the request
 schema allows; claims that are not check-worthy are set aside with their reason. The gate follows
-the retry protocol of `veracity.nodes.attempts`: it writes its decision into `extraction_attempts`,
+the retry protocol of `veracity.step_support.attempts`: it writes its decision into `extraction_attempts`,
 and its router in `veracity.routes` sends a rejected answer back with the exact error, until the
 attempts run out.
 """
@@ -22,14 +22,14 @@ from veracity.contracts import (
     GateFailure,
     Skipped,
 )
-from veracity.nodes.attempts import Gate
+from veracity.mode import OFFLINE
 from veracity.nodes.extract import WORDS_PER_CLAIM, statement_limit, word_count
-from veracity.nodes.names import EXTRACTION_GATE
-from veracity.nodes.payload import validate_payload
-from veracity.offline.extract import skip_reason
 from veracity.progress import ProgressEvent, emit
-from veracity.resources import OFFLINE
+from veracity.protocols import ClaimSplitter, StepResources
 from veracity.state import FactCheckState
+from veracity.step_support.attempts import Gate
+from veracity.step_support.names import EXTRACTION_GATE
+from veracity.step_support.payload import validate_payload
 
 NO_CLAIMS_MESSAGE = "No checkable factual claims found (questions, greetings and opinions are not checked)."
 _LISTED_SKIPPED = 5
@@ -102,11 +102,11 @@ def skipped_from_output(output: ExtractionOutput, text: str) -> list[Skipped]:
 
 
 def set_aside_unworthy(
-    claims: list[Claim], skipped: list[Skipped], *, source_mode: bool
+    claims: list[Claim], skipped: list[Skipped], *, source_mode: bool, splitter: ClaimSplitter
 ) -> tuple[list[Claim], list[Skipped]]:
     """Move the claims that are not check-worthy to `skipped`, with their reason and source span.
 
-    The same rule as the offline splitter's (`veracity.offline.extract.skip_reason`): a claim that is
+    The same rule as the offline splitter's (`splitter.skip_reason`): a claim that is
     courtesy, a question, an opinion or value judgement, or a prediction is not judged. So is one
     whose source is only courtesy or a question ("Is the museum open on Sundays?" returned as "The
     museum is open on Sundays."). The claims left are numbered again from c1; statements are listed
@@ -115,12 +115,12 @@ def set_aside_unworthy(
     kept: list[Claim] = []
     moved: list[Skipped] = []
     for claim in claims:
-        reason = skip_reason(claim.text, source_mode=source_mode)
+        reason = splitter.skip_reason(claim.text, source_mode=source_mode)
         source = claim.source.strip()
         if reason is None and source != claim.text.strip():
             # a source cut from a sentence ("was funded by ...") is no unpunctuated question
             source += "" if source.endswith(("?", ".", "!")) else "."
-            from_source = skip_reason(source, source_mode=source_mode)
+            from_source = splitter.skip_reason(source, source_mode=source_mode)
             reason = from_source if from_source in ("courtesy", "question") else None
         if reason is None:
             kept.append(claim.model_copy(update={"id": f"c{len(kept) + 1}"}))
@@ -142,10 +142,11 @@ def no_claims_message(skipped: list[Skipped]) -> str:
     return f"No checkable factual claims found; not checked ({kinds}): {'; '.join(quoted)}."
 
 
-def extraction_gate(state: FactCheckState, runtime: Runtime[Context]) -> FactCheckState:
+def extraction_gate(state: FactCheckState, runtime: Runtime[Context], *, resources: StepResources) -> FactCheckState:
     """Validate the extraction: accept its claims, ask for a retry with the error, or give up cleanly.
 
-    A rejected input has nothing to validate: the gate gives up at once, with no claims.
+    A rejected input has nothing to validate: the gate gives up at once, with no claims. Claims that
+    are not check-worthy by the splitter's rule (`resources.splitter`) are set aside.
     """
     gate = Gate(EXTRACTION_GATE, state.get("extraction_attempts"), limit=runtime.context.max_extraction_attempts)
     if state.get("input_failure"):
@@ -164,7 +165,8 @@ def extraction_gate(state: FactCheckState, runtime: Runtime[Context]) -> FactChe
 
     if error is None:
         extracted = len(claims)
-        claims, skipped = set_aside_unworthy(claims, skipped, source_mode=state.get("source_mode", False))
+        claims, skipped = set_aside_unworthy(claims, skipped, source_mode=state.get("source_mode", False),
+                                             splitter=resources.splitter)
         set_aside = f"; {extracted - len(claims)} not check-worthy, skipped" if extracted > len(claims) else ""
         ruling = gate.accept(f"{len(claims)} claim(s){set_aside}")
         update: FactCheckState = {

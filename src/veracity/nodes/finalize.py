@@ -1,7 +1,8 @@
-"""finalize_report: score support with local embeddings and assemble the final `Report` from graph state."""
+"""finalize_report: score each claim's support and assemble the final `Report` from graph state."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from veracity.contracts import (
@@ -15,23 +16,17 @@ from veracity.contracts import (
     Verdict,
 )
 from veracity.evidence.capabilities import Declarations
-from veracity.evidence.declared import capabilities_of
-from veracity.nodes.names import FINALIZE_REPORT
-from veracity.nodes.tracing import TracedStep
-from veracity.offline.judge.version import offline_judge_version
-from veracity.resources import OFFLINE
-from veracity.scores import reliability, support_scores
+from veracity.protocols import StepResources
+from veracity.scores import reliability
 from veracity.state import FactCheckState
+from veracity.step_support.names import FINALIZE_REPORT
+from veracity.step_support.tracing import TracedStep
+
+JudgeVersions = Callable[[str], str | None]
+"""The version of the judge a report's `model` names, where that judge has one (`StepResources.judge_version`)."""
 
 
-def _judged_offline(model: str) -> bool:
-    """Whether the report's `model` (see `veracity.resources.models_used`) says the offline judge ruled."""
-    return model == OFFLINE or model.endswith(f"judge={OFFLINE}")
-
-
-def single_source(
-    verdict: Verdict, evidence: list[Evidence], capabilities: Declarations = capabilities_of
-) -> str | None:
+def single_source(verdict: Verdict, evidence: list[Evidence], capabilities: Declarations) -> str | None:
     """The one site a supported web verdict's evidence all comes from, or None (several sites, or not web).
 
     Web evidence is what a backend declaring `pages_to_fetch` found (`capabilities` reads an item's backend name).
@@ -48,11 +43,13 @@ def _site(url: str) -> str:
 
 
 def build_report(
-    state: FactCheckState, scores: dict[str, float | None] | None = None, capabilities: Declarations = capabilities_of
+    state: FactCheckState, scores: dict[str, float | None] | None = None, *, capabilities: Declarations,
+    judge_version: JudgeVersions,
 ) -> Report:
     """Collect claims, verdicts, evidence, failures, trace and reliability scores into one report.
 
-    `capabilities` says which evidence is web pages, for the single-source mark (see `single_source`).
+    `capabilities` says which evidence is web pages, for the single-source mark (see `single_source`);
+    `judge_version` gives the version of the judge that ruled, where it has one.
     """
     scores = scores or {}
     claims = state.get("claims", [])
@@ -100,7 +97,7 @@ def build_report(
         revisions=state.get("revision", 0),
         mode=state.get("mode", ""),
         model=state.get("model", ""),
-        judge_version=offline_judge_version() if _judged_offline(state.get("model", "")) else None,
+        judge_version=judge_version(state.get("model", "")),
         message=state.get("message"),
         evidence_coverage=scored.evidence_coverage,
         average_similarity=scored.average_similarity,
@@ -110,20 +107,17 @@ def build_report(
     )
 
 
-def finalize_report(state: FactCheckState, *, capabilities: Declarations = capabilities_of) -> FactCheckState:
-    """Graph node: score support with local embeddings and write the assembled report.
-
-    `capabilities` reads an evidence item's backend name (the graph binds `Resources.capabilities_of`).
-    """
-    from veracity.offline.model.embedder import default_embedder
-
+def finalize_report(state: FactCheckState, *, resources: StepResources) -> FactCheckState:
+    """Graph node: score each claim's support (`resources.support`) and write the assembled report."""
     traced = TracedStep(FINALIZE_REPORT)
     claims = state.get("claims", [])
     try:
-        scores = support_scores(claims, state.get("evidence", {}), default_embedder()) if claims else {}
+        scores = resources.support.support_scores(claims, state.get("evidence", {})) if claims else {}
         record = traced.record("ok", "reliability scored")
     except Exception as exc:  # scores are a heuristic: their failure must not lose the report
         scores = {}
         record = traced.record("failed", f"scoring failed: {exc}")
     final_state: FactCheckState = {**state, "trace": [*state.get("trace", []), record]}
-    return {"report": build_report(final_state, scores, capabilities), "trace": [record]}
+    report = build_report(final_state, scores, capabilities=resources.capabilities_of,
+                          judge_version=resources.judge_version)
+    return {"report": report, "trace": [record]}

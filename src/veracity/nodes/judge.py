@@ -10,6 +10,7 @@ import asyncio
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from veracity.context import Context
@@ -17,15 +18,15 @@ from veracity.contracts import Claim, Evidence, JudgeOutput
 from veracity.llm.calls import ModelReply, ask_structured
 from veracity.llm.caps import Step
 from veracity.llm.request_schema import bound_string, contract_schema, property_schema
-from veracity.nodes.attempts import answered, gate_errors, next_attempt
-from veracity.nodes.model_answer import answer_record
-from veracity.nodes.names import JUDGE_CLAIM
-from veracity.nodes.tracing import TracedStep
-from veracity.offline.calibration.ruling import RiskRule, Ruling
 from veracity.prompts.judge import JUDGE_USER_TEMPLATE, SOURCE_JUDGE_ADDENDUM, format_evidence
 from veracity.prompts.retry import retry_feedback
-from veracity.resources import Resources
+from veracity.protocols import Ruled, StepResources
+from veracity.run_scope import RunScope
 from veracity.state import ClaimState, ClaimUpdate, evidence_for
+from veracity.step_support.attempts import answered, gate_errors, next_attempt
+from veracity.step_support.model_answer import answer_record
+from veracity.step_support.names import JUDGE_CLAIM
+from veracity.step_support.tracing import TracedStep
 
 REASON_CHARS = 600
 """A judge's reason is one or two sentences."""
@@ -50,20 +51,22 @@ def judge_messages(
 
 
 async def _judge(
-    state: ClaimState, evidence: list[Evidence], context: Context, resources: Resources, *, cap: int
-) -> tuple[ModelReply, Ruling | None]:
-    """The judge's answer, and for the offline judge its calibrated ruling (confidence, lean)."""
+    state: ClaimState, evidence: list[Evidence], context: Context, resources: StepResources, run: RunScope, *,
+    cap: int,
+) -> tuple[ModelReply, Ruled | None]:
+    """The judge's answer, and for the offline judge its ruling by its own calibration (confidence, lean)."""
     claim, feedback = state["claim"], state.get("feedback")
-    if resources.offline(context, "judge"):
-        judgement = await asyncio.to_thread(resources.offline_judge().assess, claim.text, evidence)
-        ruling = RiskRule.shipped(context.min_precision, source=state.get("source_mode", False)).rule(judgement)
+    source_mode = state.get("source_mode", False)
+    if resources.offline(context, "judge", run):
+        ruling = await asyncio.to_thread(resources.offline_judge().rule, claim.text, evidence,
+                                         min_precision=context.min_precision, source_mode=source_mode)
         return ModelReply(payload=ruling.answer, tokens_in=0, tokens_out=0), ruling
-    messages = judge_messages(claim, evidence, context, feedback=feedback, source_mode=state.get("source_mode", False),
+    messages = judge_messages(claim, evidence, context, feedback=feedback, source_mode=source_mode,
                               errors=gate_errors(state.get("judge_attempts")))
-    async with resources.model_call(context, "judge"):
-        reply = await ask_structured(resources.chat_model(context, max_tokens=cap, step="judge"), messages, JudgeOutput,
-                                     run_name="judge_claim.model", structured_output=context.structured_output,
-                                     request_schema=judge_schema(evidence))
+    async with resources.model_call(context, "judge", run):
+        reply = await ask_structured(resources.chat_model(context, max_tokens=cap, step="judge", run=run), messages,
+                                     JudgeOutput, run_name="judge_claim.model",
+                                     structured_output=context.structured_output, request_schema=judge_schema(evidence))
     return reply, None
 
 
@@ -95,7 +98,8 @@ def judge_tokens(state: ClaimState, context: Context) -> int:
     return context.revise_max_tokens if judge_step(state) == "revise" else context.judge_max_tokens
 
 
-async def judge_claim(state: ClaimState, runtime: Runtime[Context], *, resources: Resources) -> ClaimUpdate:
+async def judge_claim(state: ClaimState, runtime: Runtime[Context], config: RunnableConfig, *,
+                      resources: StepResources) -> ClaimUpdate:
     """Run the judge once for this claim; its raw payload goes to `verdict_gate`."""
     claim = state["claim"]
     attempt = next_attempt(state.get("judge_attempts"))
@@ -103,7 +107,7 @@ async def judge_claim(state: ClaimState, runtime: Runtime[Context], *, resources
     evidence = evidence_for(state)
     cap = judge_tokens(state, runtime.context)
     try:
-        reply, ruling = await _judge(state, evidence, runtime.context, resources, cap=cap)
+        reply, ruling = await _judge(state, evidence, runtime.context, resources, RunScope.of(config), cap=cap)
     except Exception as exc:  # a failed call is one failed attempt, judged by the gate
         record = traced.record("failed", f"model call failed: {exc}")
         return {

@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from langgraph.runtime import Runtime
 
 from veracity.context import Context
 from veracity.contracts import Evidence, PageCheck, Verdict
 from veracity.evidence.capabilities import Declarations
-from veracity.evidence.declared import capabilities_of
-from veracity.nodes.names import VERIFY_PAGE
-from veracity.nodes.tracing import TracedStep
-from veracity.pages import AddressPolicy, FetchSettings, check_page
+from veracity.protocols import StepResources
 from veracity.state import ClaimState, ClaimUpdate, evidence_for
+from veracity.step_support.names import VERIFY_PAGE
+from veracity.step_support.tracing import TracedStep
 
 
 def page_to_check(
-    verdict: Verdict, evidence: list[Evidence], context: Context, capabilities: Declarations = capabilities_of
+    verdict: Verdict, evidence: list[Evidence], context: Context, capabilities: Declarations
 ) -> str | None:
     """The cited URL of a supported/refuted verdict quoting a web result, as given; None when no page is due.
 
@@ -34,28 +31,18 @@ def page_to_check(
     return cited.url or ""
 
 
-def fetch_settings(context: Context) -> FetchSettings:
-    """The page-fetch limits a run's context asks for."""
-    return FetchSettings(timeout=context.page_timeout, max_bytes=context.page_max_bytes,
-                         policy=AddressPolicy.parse(context.page_allowed_networks),
-                         archive_url=context.page_archive_url,
-                         snapshots=Path(context.page_snapshots).expanduser() if context.page_snapshots else None)
+async def verify_page(state: ClaimState, runtime: Runtime[Context], *, resources: StepResources) -> ClaimUpdate:
+    """Graph node: fetch the cited page (`resources.pages`), match the quote, attach the `PageCheck` to the verdict.
 
-
-async def verify_page(
-    state: ClaimState, runtime: Runtime[Context], *, capabilities: Declarations = capabilities_of
-) -> ClaimUpdate:
-    """Graph node: fetch the cited page, match the quote, attach the `PageCheck` to the verdict.
-
-    `capabilities` reads an evidence item's backend name (the graph binds `Resources.capabilities_of`).
+    `resources.capabilities_of` reads an evidence item's backend name.
     """
     claim = state["claim"]
     traced = TracedStep(VERIFY_PAGE, claim_id=claim.id)
     verdict = state["verdicts"][claim.id]
     # routed here only when a page is due
-    url = page_to_check(verdict, evidence_for(state), runtime.context, capabilities) or ""
+    url = page_to_check(verdict, evidence_for(state), runtime.context, resources.capabilities_of) or ""
     try:
-        page = await check_page(claim.text, verdict, url, fetch_settings(runtime.context))
+        page = await resources.pages.check(claim.text, verdict, url, runtime.context)
     except Exception as exc:  # a page check must never cost the verdict; it is recorded as failed
         page = PageCheck(outcome="fetch_failed", url=url, checked_at="", reason=f"the page check failed: "
                                                                               f"{type(exc).__name__}: {exc}")

@@ -5,11 +5,11 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from veracity.context import Context
-from veracity.nodes.names import REVISE
-from veracity.nodes.tracing import TracedStep
 from veracity.progress import ProgressEvent, emit
 from veracity.prompts.revise import revise_feedback
 from veracity.state import FactCheckState
+from veracity.step_support.names import REVISE
+from veracity.step_support.tracing import TracedStep
 
 
 def revisable_claims(state: FactCheckState) -> dict[str, list[str]]:

@@ -1,14 +1,17 @@
 """The verdict gate: the judge's answer checked against its schema and evidence, or the exact error sent back.
 
 A verdict must cite an evidence item retrieved for its claim and quote it verbatim, and a
-computation's inputs must be quoted from their evidence. A verdict that cites text about something
-else is sent back, and made unverifiable on the last attempt. The gate follows the retry protocol
-of `veracity.nodes.attempts`: it writes its decision into the claim's `judge_attempts`, and its
-router in `veracity.routes` chooses the next node.
+computation's inputs must be quoted from their evidence: that holds for every judge. A judge may
+hold its citations to a standard of its own (`Judge.citation_problem`: the offline judge's is that
+the cited item be about the claim's subject); a verdict that fails it is sent back, and made
+unverifiable on the last attempt. A chat model's verdicts are held to no such standard. The gate
+follows the retry protocol of `veracity.step_support.attempts`: it writes its decision into the
+claim's `judge_attempts`, and its router in `veracity.routes` chooses the next node.
 """
 
 from __future__ import annotations
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from veracity.citations import quote_problem
@@ -21,12 +24,13 @@ from veracity.contracts import (
     JudgeOutput,
     Verdict,
 )
-from veracity.nodes.attempts import Gate
-from veracity.nodes.names import VERDICT_GATE
-from veracity.nodes.payload import validate_payload
-from veracity.offline.judge.relevance import citation_off_topic
 from veracity.progress import emit_verdict
+from veracity.protocols import Judge, StepResources
+from veracity.run_scope import RunScope
 from veracity.state import ClaimState, ClaimUpdate, evidence_for
+from veracity.step_support.attempts import Gate
+from veracity.step_support.names import VERDICT_GATE
+from veracity.step_support.payload import validate_payload
 
 
 def citation_problem(output: JudgeOutput, evidence: list[Evidence]) -> str | None:
@@ -68,16 +72,19 @@ def _problem(output: JudgeOutput, computation: Computation | None, evidence: lis
     return None
 
 
-def _off_topic(state: ClaimState, output: JudgeOutput, evidence: list[Evidence]) -> str | None:
-    """Why a judged supported/refuted verdict cites evidence about something else (see `relevance`), or None.
+def _judges_own_problem(state: ClaimState, output: JudgeOutput, evidence: list[Evidence],
+                        judge: Judge | None) -> str | None:
+    """Why a supported/refuted verdict's citation fails its judge's own standard (`Judge.citation_problem`), or None.
 
-    Computed verdicts and source mode are exempt: a computation names its own inputs, and in source
-    mode the given text is the only yardstick, whatever it names.
+    `judge` is None for a chat model, which has no standard of its own. Computed verdicts and source
+    mode are exempt: a computation names its own inputs, and in source mode the given text is the only
+    yardstick, whatever it names.
     """
-    if output.label == "unverifiable" or state.get("computation") is not None or state.get("source_mode"):
+    if judge is None or output.label == "unverifiable" or state.get("computation") is not None \
+            or state.get("source_mode"):
         return None
     cited = next((item for item in evidence if item.id == (output.evidence_id or "").strip()), None)
-    return citation_off_topic(state["claim"].text, cited) if cited is not None else None
+    return judge.citation_problem(state["claim"].text, cited) if cited is not None else None
 
 
 def source_mode_reason(claim: Claim, label: str, reason: str) -> str:
@@ -113,9 +120,12 @@ def _verdict(state: ClaimState, gate: Gate, output: JudgeOutput, *, verified: bo
     )
 
 
-def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> ClaimUpdate:
+def verdict_gate(state: ClaimState, runtime: Runtime[Context], config: RunnableConfig, *,
+                 resources: StepResources) -> ClaimUpdate:
     """Check the judge's schema and citation; accept, send back with the reason, or give up and downgrade."""
     claim_id = state["claim"].id
+    offline = resources.offline(runtime.context, "judge", RunScope.of(config))
+    judge = resources.offline_judge() if offline else None
     gate = Gate(VERDICT_GATE, state.get("judge_attempts"), limit=runtime.context.max_judge_attempts,
                 claim_id=claim_id)
     evidence = evidence_for(state)
@@ -127,7 +137,7 @@ def verdict_gate(state: ClaimState, runtime: Runtime[Context]) -> ClaimUpdate:
         output, error = validate_payload(gate.payload, JudgeOutput)
         if output is not None:
             problem = _problem(output, state.get("computation"), evidence)
-            off_topic = _off_topic(state, output, evidence) if problem is None else None
+            off_topic = _judges_own_problem(state, output, evidence, judge) if problem is None else None
             if output.label == "unverifiable":
                 verdict = _verdict(state, gate, output, verified=problem is None)
             elif off_topic is not None and gate.last_attempt:

@@ -16,15 +16,20 @@ from typing import TYPE_CHECKING, Any
 
 from veracity.context import Context
 from veracity.contracts import Report
-from veracity.errors import InputError, SourceConflictError
+from veracity.errors import InputError
 from veracity.graph import ClaimGraph, FactCheckGraph, build_claim_graph, compile_graph
-from veracity.nodes.names import FINALIZE_REPORT
+from veracity.mode import Mode
 from veracity.progress import ProgressEvent
-from veracity.resources import Mode, Resources
+from veracity.protocols import StepResources
+from veracity.resources import Resources
+from veracity.run.blocking import run_blocking
 from veracity.run.checkpoints import open_checkpointer, reading_checkpoint
 from veracity.run.deadline import PartialRun, deadline_report
+from veracity.run_scope import RunScope, with_run_scope
+from veracity.source_mode import own_source_settings, source_search
 from veracity.state import InputState
-from veracity.validation import checked_text, source_conflict
+from veracity.step_support.names import FINALIZE_REPORT
+from veracity.validation import checked_text
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -64,9 +69,7 @@ class Checker:
             settings["model"] = model
             model = None
         Context.from_settings(**settings)  # unknown names fail here, not at the first check
-        problem = source_conflict(settings.get("search"), settings.get("source_text"), bound_backend=backend)
-        if problem is not None:
-            raise SourceConflictError(problem)
+        source_search(settings.get("search"), settings.get("source_text"), bound_backend=backend)  # a conflict, too
         self.settings = settings
         self.bound_model = model
         self.resources = Resources(model=model, backend=backend)
@@ -83,10 +86,7 @@ class Checker:
         This checker's `search` is a default for checks without a source: a check that brings its
         own source text and names no search of its own is checked against that source.
         """
-        merged = {**self.settings, **settings}
-        if settings.get("source_text") is not None and settings.get("search") is None:
-            merged["search"] = "source"
-        return Context.from_settings(**merged)
+        return Context.from_settings(**own_source_settings(self.settings, settings))
 
     def _run_config(self, mode: Mode, tags: list[str] | None = None) -> RunnableConfig:
         """The run's name, tags and metadata, as LangSmith shows them."""
@@ -110,11 +110,13 @@ class Checker:
         """Fact-check `text` and return its `Report` (see `veracity.acheck`)."""
         context = self.context(**settings)
         text = checked_text(text, context.max_text_chars)
+        run = RunScope()  # the check's own: its mode and what the preflight found, shared by every step
         # The preflight may probe a model endpoint (seconds, on a dead one): off the event loop, so a
         # server's other requests go on meanwhile.
-        config = self._run_config(await asyncio.to_thread(self.resources.preflight, context), tags)
+        mode = await asyncio.to_thread(self.resources.preflight, context, run)
+        config = with_run_scope(self._run_config(mode, tags), run)
         if checkpoint is None:
-            return await stream_report(self.graph, {"text": text}, config, context, on_progress)
+            return await stream_report(self.graph, {"text": text}, config, context, self.resources, on_progress)
         return await self._resumable(text, config, context, Path(checkpoint), thread_id or uuid.uuid4().hex,
                                      on_progress)
 
@@ -123,18 +125,20 @@ class Checker:
         on_progress: OnProgress | None,
     ) -> Report:
         """Run, resume or read back the check of `text` on `thread_id` in the SQLite file `checkpoint`."""
-        config = {**config, "configurable": {"thread_id": thread_id}}
+        config = {**config, "configurable": {**config.get("configurable", {}), "thread_id": thread_id}}
         async with open_checkpointer(checkpoint) as saver:
             graph = self.graph.copy(update={"checkpointer": saver})
             with reading_checkpoint(checkpoint):
                 saved = await graph.aget_state(config)
             if not saved.values:
-                return await stream_report(graph, {"text": text}, config, context, on_progress, durability="sync")
+                return await stream_report(graph, {"text": text}, config, context, self.resources, on_progress,
+                                           durability="sync")
             if saved.values.get("text") != text:
                 raise InputError(f"thread {thread_id!r} in {checkpoint} holds the check of another text; "
                                  "use a new thread id for this one")
             if saved.next:
-                return await stream_report(graph, None, config, context, on_progress, durability="sync")
+                return await stream_report(graph, None, config, context, self.resources, on_progress,
+                                           durability="sync")
             report = saved.values.get("report")
             if not isinstance(report, Report):
                 raise InputError(f"thread {thread_id!r} in {checkpoint} ended without a report; use a new thread id")
@@ -142,19 +146,18 @@ class Checker:
 
     def check(self, text: str, **kwargs: Any) -> Report:
         """Synchronous `acheck`."""
-        from veracity.run.blocking import run_blocking
-
         return run_blocking(self.acheck(text, **kwargs))
 
 
 async def stream_report(
     graph: FactCheckGraph, graph_input: InputState | None, config: RunnableConfig, context: Context,
-    on_progress: OnProgress | None = None, durability: Durability | None = None,
+    resources: StepResources, on_progress: OnProgress | None = None, durability: Durability | None = None,
 ) -> Report:
     """Run the compiled graph (or resume it, with input None), pass on its progress, and return its report.
 
     The graph keeps the check's deadline itself; a run still going `BACKSTOP_SECONDS` past it is
-    stopped here and reported from what it collected (one deadline failure either way).
+    stopped here and reported from what it collected (one deadline failure either way), with the
+    graph's `resources`.
     """
     report: Report | None = None
     run = PartialRun(dict(graph_input) if graph_input is not None else None)
@@ -182,7 +185,7 @@ async def stream_report(
         if not deadline.expired():
             raise
         await stream.aclose()  # type: ignore[attr-defined]  # astream returns an async generator
-        return deadline_report(run, context.check_deadline)
+        return deadline_report(run, context.check_deadline, resources)
     if report is None:  # the graph always ends in finalize_report; guard against wiring mistakes
         raise RuntimeError("the fact-check graph ended without a report")
     return report

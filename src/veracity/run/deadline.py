@@ -1,6 +1,6 @@
 """The `Checker`'s backstop for a check's total deadline: what the graph had finished, as an honest report.
 
-The graph keeps the deadline itself (`veracity.nodes.deadline`); this catches a run stuck in a step
+The graph keeps the deadline itself (`veracity.step_support.deadline`); this catches a run stuck in a step
 the graph cannot cut off, a few seconds later, and reports it the same way.
 `PartialRun` follows the top-level stream (full state after each step, and each node's update
 as it lands, merged by the state's own reducers, so a claim judged in a step that never
@@ -14,9 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from veracity.contracts import Report
-from veracity.nodes.deadline import deadline_report as report_at_deadline
-from veracity.nodes.deadline import past_deadline
+from veracity.protocols import StepResources
 from veracity.state import FactCheckState, reducers
+from veracity.step_support.deadline import deadline_report as report_at_deadline
+from veracity.step_support.deadline import past_deadline
 
 _REDUCERS = reducers(FactCheckState)
 
@@ -55,7 +56,8 @@ class PartialRun:
         return sorted(set(self._running.values()))
 
 
-def deadline_report(run: PartialRun, seconds: float) -> Report:
+def deadline_report(run: PartialRun, seconds: float, resources: StepResources) -> Report:
     """The report of a check stopped at its deadline of `seconds`, from what `run` collected."""
     state: FactCheckState = dict(run.state)  # type: ignore[assignment]
-    return report_at_deadline(state, seconds, [*run.running, *past_deadline(state)])
+    return report_at_deadline(state, seconds, [*run.running, *past_deadline(state)],
+                              capabilities=resources.capabilities_of, judge_version=resources.judge_version)

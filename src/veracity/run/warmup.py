@@ -18,11 +18,10 @@ import atexit
 import contextlib
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from veracity.context import Context
-    from veracity.resources import Mode
+from veracity.context import Context
+from veracity.mode import Mode
+from veracity.resources import preload_steps
 
 THREAD_NAME = "veracity-warm-up"
 
@@ -65,8 +64,6 @@ class WarmUp:
 
 def warm_up(context: Context, mode: Mode) -> WarmUp:
     """Start loading what a check of `context` in `mode` (no bound model or backend) will use, in the background."""
-    from veracity.resources import preload_steps
-
     return WarmUp(preload_steps(context, mode)).start()
 
 

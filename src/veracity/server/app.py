@@ -53,7 +53,7 @@ from veracity.evidence.capabilities import SearchKind
 from veracity.progress import ProgressEvent
 from veracity.run.checker import Checker
 from veracity.server.limits import BodyLimit, error_response, key_matches, parse_rate, presented_key
-from veracity.validation import source_conflict
+from veracity.source_mode import source_search
 
 logger = logging.getLogger(__name__)
 
@@ -103,9 +103,10 @@ class FactcheckInput(BaseModel):
     @model_validator(mode="after")
     def _source_is_the_evidence(self) -> "FactcheckInput":
         """Refuse a source text sent with another search: the source would otherwise be dropped."""
-        problem = source_conflict(self.search, self.source_text)
-        if problem is not None:
-            raise PydanticCustomError("source_conflict", problem)
+        try:
+            source_search(self.search, self.source_text)
+        except SourceConflictError as conflict:
+            raise PydanticCustomError("source_conflict", str(conflict)) from None
         return self
 
 

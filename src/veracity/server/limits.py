@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hmac
-import math
 import threading
 import time
 from collections import OrderedDict
@@ -14,6 +13,9 @@ from typing import Protocol
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from veracity.server.buckets import DEFAULT_MAX_CLIENTS, charge_bucket
+from veracity.server.shared_limits import SharedRateLimiter
 
 
 def error_response(status: int, message: str, **headers: str) -> JSONResponse:
@@ -80,10 +82,6 @@ def presented_key(headers: Headers) -> str | None:
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
 
 
-DEFAULT_MAX_CLIENTS = 10_000
-"""Clients a `RateLimiter` remembers at most; past it the least recently seen are forgotten."""
-
-
 @dataclass
 class RateLimiter:
     """A token bucket per client: `requests` per `per_seconds`, refilled continuously.
@@ -132,18 +130,6 @@ class RateLimiter:
             del self._buckets[oldest[0]]
 
 
-def charge_bucket(tokens: float, elapsed: float, cost: int, *, size: int, rate: float) -> tuple[float, int | None]:
-    """Refill a bucket that held `tokens` `elapsed` seconds ago, then charge it `cost`.
-
-    Returns the tokens it holds now, and None when it paid, else the whole seconds until it
-    could (for a cost above `size`, the time a full bucket takes).
-    """
-    tokens = min(float(size), tokens + elapsed * rate)
-    if tokens >= cost:
-        return tokens - cost, None
-    return tokens, max(1, math.ceil((min(cost, size) - tokens) / rate))
-
-
 class Limiter(Protocol):
     """What the app asks of a rate limiter: `RateLimiter` in memory, or `SharedRateLimiter` across processes."""
 
@@ -168,7 +154,5 @@ def parse_rate(text: str, *, shared: Path | None = None) -> Limiter:
     if not count.strip().isdigit() or int(count) < 1 or seconds is None:
         raise ValueError(f"rate limit must look like '60/minute' (second, minute or hour), not {text!r}")
     if shared is not None:
-        from veracity.server.shared_limits import SharedRateLimiter
-
         return SharedRateLimiter(int(count), seconds, shared)
     return RateLimiter(int(count), seconds)

@@ -15,7 +15,7 @@ import threading
 import time
 from pathlib import Path
 
-from veracity.server.limits import DEFAULT_MAX_CLIENTS, charge_bucket
+from veracity.server.buckets import DEFAULT_MAX_CLIENTS, charge_bucket
 
 TRIM_EVERY = 64
 """Charges between two trims of the table to `max_clients` (each process counts its own)."""

@@ -6,7 +6,7 @@ import re
 
 from veracity.offline.extract import lexicon, worthiness
 from veracity.offline.extract.tokens import WORD, trim_end
-from veracity.offline.sentences import split_sentences
+from veracity.sentences import split_sentences
 
 _CLAUSE_BREAK = re.compile(r";\s+")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from veracity.contracts import TraceRecord
 from veracity.llm.calls import ModelReply
 from veracity.llm.caps import Step, truncation_error
-from veracity.nodes.tracing import TracedStep
+from veracity.step_support.tracing import TracedStep
 
 
 def answer_record(traced: TracedStep, reply: ModelReply, *, step: Step, cap: int) -> tuple[TraceRecord, str | None]:

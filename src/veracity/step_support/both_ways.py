@@ -11,6 +11,11 @@ run. One loop, not one per call or per thread: a pooled HTTP client (LangChain's
 keeps one per endpoint) must always meet the loop its connections were opened on. The coroutine
 sees a copy of the caller's context variables (LangGraph's config, stream writer and runtime
 live there), and a caller that stops waiting (Ctrl-C, an exception) cancels it.
+
+LangGraph's public API makes a node either synchronous (run in a thread under `ainvoke`) or a
+coroutine (refused by `invoke`), never both; the node with both bodies is LangGraph's own
+`RunnableCallable`, a private name. It is imported here only, and
+`tests/unit/test_langgraph_private_name.py` pins it, so an upgrade that moves it fails there by name.
 """
 
 from __future__ import annotations

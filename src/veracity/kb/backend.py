@@ -1,4 +1,4 @@
-"""Evidence from the local knowledge base (`veracity ingest`), searched in a worker thread."""
+"""The knowledge base as an evidence backend (`search='kb'`): the user's documents, searched in a worker thread."""
 
 from __future__ import annotations
 
@@ -8,15 +8,14 @@ import os
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from veracity.contracts import SearchHit
+from veracity.cores import usable_cores
 from veracity.errors import KnowledgeBaseError, ToolError
 from veracity.evidence.capabilities import Capabilities
 from veracity.evidence.search_clock import not_counted
-
-if TYPE_CHECKING:
-    from veracity.contracts import SearchHit
-    from veracity.kb import KnowledgeBase
+from veracity.kb.seeding import open_default_kb
+from veracity.kb.store import KnowledgeBase
 
 
 @functools.cache
@@ -26,8 +25,6 @@ def first_touch_threads() -> ThreadPoolExecutor:
     Searches side by side on a new knowledge base keep these busy for long; on the default
     threads, the counted parts of other searches would wait behind them and time out.
     """
-    from veracity.cores import usable_cores
-
     return ThreadPoolExecutor(max_workers=max(2, usable_cores()), thread_name_prefix="veracity-first-touch")
 
 
@@ -46,8 +43,6 @@ class KnowledgeBaseBackend:
     capabilities = Capabilities()
 
     def __init__(self, path: str | Path | None = None, *, knowledge_base: KnowledgeBase | None = None) -> None:
-        from veracity.kb import KnowledgeBase, open_default_kb  # the index code: loaded when a search needs it
-
         if knowledge_base is not None:
             self.knowledge_base = knowledge_base
         elif path is None:

@@ -1,4 +1,8 @@
-"""Hits and misses of the calls made inside a block, so the trace can say which answers came from the cache."""
+"""Hits and misses of the calls made inside a block, so the trace can say which answers came from the cache.
+
+The cache's side of its protocol with the core: a cached call (`veracity.cache` is one cache) notes
+what it did with `note`; a step that makes calls observes them with `observe_cache`.
+"""
 
 from __future__ import annotations
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from veracity.contracts import TraceOutcome, TraceRecord
-from veracity.nodes.tracing import TracedStep
 from veracity.state import GateAttempts, GateDecision
+from veracity.step_support.tracing import TracedStep
 
 
 def next_attempt(attempts: GateAttempts | None) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from veracity.cache.outcomes import CacheOutcome
+from veracity.cache_outcomes import CacheOutcome
 from veracity.contracts import StructuredMethod, TraceOutcome, TraceRecord
 
 

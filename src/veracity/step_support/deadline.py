@@ -8,9 +8,9 @@ without a retry, the evaluation fails with `deadline_exceeded` (nothing to revis
 `finalize_report` writes the deadline report (`deadline_report`). So `graph.invoke`, Studio and the
 `Checker` all end the same way.
 
-The clock belongs to the run's `Context` object: every node of one run sees the same object, and each
-run (a resumed one too) gets its own, so a resumed check has the whole deadline again. A context
-reused for a new check restarts the clock at that check's first extraction.
+The clock belongs to the run: it is kept in the run's `RunScope` (carried in its config), which
+every node and subgraph of one run shares and each run (a resumed one too) gets anew, so a resumed
+check has the whole deadline again.
 """
 
 from __future__ import annotations
@@ -23,12 +23,15 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.config import get_config
 from langgraph.runtime import Runtime, get_runtime
 
 from veracity.context import Context
 from veracity.contracts import DeadlineFailure, Evaluation, EvaluationIssue, Report, Verdict
-from veracity.nodes.finalize import build_report
-from veracity.per_run import PerRun
+from veracity.evidence.capabilities import Declarations
+from veracity.nodes.finalize import JudgeVersions, build_report
+from veracity.protocols import StepResources
+from veracity.run_scope import RunKey, RunScope
 from veracity.state import FactCheckState
 
 DEADLINE_KEY = "deadline_unfinished"
@@ -37,20 +40,18 @@ DEADLINE_KEY = "deadline_unfinished"
 Node = Callable[..., Awaitable[Any]]
 """An async graph node taking the state and, by name, `config` and/or `runtime`."""
 
-_ENDS: PerRun[float] = PerRun()
-"""When each live run's deadline passes (`time.monotonic()`)."""
+DEADLINE: RunKey[float] = RunKey("deadline")
+"""When the run's deadline passes (`time.monotonic()`), in its `RunScope`."""
 
 
-def start_clock(context: Context) -> float:
-    """Start (or restart) the deadline of the run `context` belongs to; return when it passes."""
-    return _ENDS.set(context, time.monotonic() + context.check_deadline)
+def start_clock(run: RunScope, context: Context) -> float:
+    """Start (or restart) the deadline of `run`, `context.check_deadline` from now; return when it passes."""
+    return run.set(DEADLINE, time.monotonic() + context.check_deadline)
 
 
-def seconds_left(context: Context) -> float:
-    """Seconds until the run's deadline passes (the clock starts here if it has not yet)."""
-    end = _ENDS.get(context)
-    if end is None:
-        end = start_clock(context)
+def seconds_left(run: RunScope, context: Context) -> float:
+    """Seconds until the deadline of `run` passes (the clock starts here if it has not yet)."""
+    end = run.setdefault(DEADLINE, lambda: time.monotonic() + context.check_deadline)
     return end - time.monotonic()
 
 
@@ -69,15 +70,16 @@ def within_deadline(name: str, node: Node, *, starts_run: bool = False) -> Node:
     async def bounded(state: Any, config: RunnableConfig | None = None,
                       runtime: Runtime[Context] | None = None) -> Any:
         context = (runtime or get_runtime(Context)).context
+        run = RunScope.of(config or get_config())
         if starts_run and not state.get("extraction_attempts"):
-            start_clock(context)
-        left = seconds_left(context)
+            start_clock(run, context)
+        left = seconds_left(run, context)
         if left > 0:
             try:
                 async with asyncio.timeout(left):
                     return await node(state, **_passed(config, runtime))
             except TimeoutError:
-                if seconds_left(context) > 0:
+                if seconds_left(run, context) > 0:
                     raise  # a timeout of the node's own
         return {DEADLINE_KEY: [name]}
 
@@ -125,9 +127,11 @@ def deadline_evaluation(state: FactCheckState, context: Context) -> FactCheckSta
     return {"evaluation": Evaluation(issues=[issue]), "message": message}
 
 
-def deadline_final(state: FactCheckState, context: Context) -> FactCheckState:
+def deadline_final(state: FactCheckState, context: Context, *, resources: StepResources) -> FactCheckState:
     """`finalize_report`'s update for a run the deadline cut off."""
-    return {"report": deadline_report(state, context.check_deadline, past_deadline(state))}
+    report = deadline_report(state, context.check_deadline, past_deadline(state),
+                             capabilities=resources.capabilities_of, judge_version=resources.judge_version)
+    return {"report": report}
 
 
 def give_up_extraction(_state: FactCheckState, _context: Context) -> FactCheckState:
@@ -140,11 +144,12 @@ def _unjudged(state: FactCheckState) -> list[str]:
     return [claim.id for claim in state.get("claims", []) if claim.id not in verdicts]
 
 
-def deadline_report(state: FactCheckState, seconds: float, unfinished: list[str]) -> Report:
+def deadline_report(state: FactCheckState, seconds: float, unfinished: list[str], *, capabilities: Declarations,
+                    judge_version: JudgeVersions) -> Report:
     """The report of a check stopped at its deadline of `seconds`, with `unfinished` steps still running.
 
     Every claim without a verdict is unverifiable with the reason, a `DeadlineFailure` says what was
-    still running, and the report does not pass.
+    still running, and the report does not pass. `capabilities` and `judge_version` are `build_report`'s.
     """
     reason = f"not judged: the check reached its deadline of {seconds:g} s before this claim's verdict"
     verdicts = dict(state.get("verdicts", {}))
@@ -156,7 +161,7 @@ def deadline_report(state: FactCheckState, seconds: float, unfinished: list[str]
     failure = DeadlineFailure(seconds=seconds, unfinished=unfinished, claims_not_judged=unjudged, message=message)
     issue = EvaluationIssue(code="deadline_exceeded", message=message, revisable=False)
     state = {**state, "verdicts": verdicts, "evaluation": Evaluation(issues=[issue]), "message": message}
-    report = build_report(state)
+    report = build_report(state, capabilities=capabilities, judge_version=judge_version)
     failures = [*report.failures, failure]
     summary = report.summary.model_copy(update={"failures": len(failures)})
     return report.model_copy(update={"failures": failures, "summary": summary})

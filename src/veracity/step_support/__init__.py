@@ -1,0 +1,9 @@
+"""What the graph's steps share, apart from the steps themselves (`veracity.nodes` holds one module per step).
+
+* `names`: every node's name, and the destinations each router may return;
+* `attempts`: the retry protocol of a gated step and its gate;
+* `payload`: a model's raw answer validated against its contract;
+* `tracing`: a step's timing and its trace record; `model_answer`: the record of one model answer;
+* `deadline`: the check's total deadline, kept inside the graph;
+* `both_ways`: a coroutine node given a synchronous body, for `invoke` and `stream`.
+"""
