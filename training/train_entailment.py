@@ -523,7 +523,7 @@ def main(argv: list[str] | None = None) -> int:
         "int8_bytes": int8_path.stat().st_size,
         "int8_sha256": file_sha256(int8_path),
     }
-    (args.out / "training.json").write_text(json.dumps(record, indent=2))
+    (args.out / "training.json").write_text(json.dumps(record, indent=2, default=str))  # paths as text
     print(f"wrote {int8_path} ({record['int8_bytes'] / 1e6:.1f} MB)", flush=True)
     return 0
 
