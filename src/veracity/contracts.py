@@ -11,6 +11,7 @@ Two kinds of model live here:
 from __future__ import annotations
 
 import datetime
+import math
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, computed_field, model_validator
@@ -252,6 +253,8 @@ class Verdict(BaseModel):
             return f"{self.label} (citation not verified on the page)"
         confidence = f", {self.confidence:.2f}" if self.confidence is not None else ""
         if self.label == "unverifiable" and self.leaning is not None:
+            if self.confidence is not None:  # rounded down, as its reason shows it: below the threshold it missed
+                confidence = f", {math.floor(self.confidence * 100) / 100:.2f}"
             return f"unverifiable, leans {self.leaning}{confidence}"
         return f"{self.label}{confidence}"
 

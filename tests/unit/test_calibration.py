@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from veracity.contracts import Evidence
+from veracity.contracts import Evidence, Verdict
 from veracity.offline.calibration.confidence import Calibrator, LogisticModel, default_calibrator, shipped_calibration
 from veracity.offline.calibration.features import FEATURES, judgement_features
 from veracity.offline.calibration.risk import RiskControl, check_min_precision, default_risk_control
@@ -149,3 +149,13 @@ def test_a_held_back_verdict_never_shows_a_confidence_that_reaches_the_threshold
     shown, needed = re.match(r"Leans refuted \(confidence ([0-9.]+)\), but a refuted verdict needs ([0-9.]+) ",
                              reason).groups()
     assert float(shown) < float(needed) and float(shown) <= confidence and abs(float(needed) - threshold) < 0.006
+
+
+@pytest.mark.parametrize(("confidence", "threshold"), [(0.9187, 0.94), (0.9187, None), (0.625, 0.9), (0.999, None)])
+def test_a_held_back_verdict_shows_one_confidence_in_its_label_and_its_reason(
+        confidence: float, threshold: float | None) -> None:
+    reason = held_back_reason("refuted", confidence, threshold, 0.9, "The evidence contradicts the claim.")
+    verdict = Verdict(claim_id="c1", label="unverifiable", leaning="refuted", confidence=confidence, reason=reason)
+    in_reason = re.match(r"Leans refuted \(confidence ([0-9.]+)\)", reason).group(1)
+    assert verdict.shown_label == f"unverifiable, leans refuted, {in_reason[:4]}"
+    assert float(in_reason) <= confidence

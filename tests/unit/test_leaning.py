@@ -7,6 +7,7 @@ Real offline checks against the demo knowledge base: at a target precision no th
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import pytest
@@ -33,8 +34,9 @@ def test_the_verdict_is_unverifiable_and_carries_its_lean_and_confidence(held_ba
     [verdict] = held_back.verdicts
     assert verdict.label == "unverifiable" and verdict.leaning == "supported"
     assert verdict.confidence is not None and 0 < verdict.confidence < 1
-    assert verdict.reason.startswith(f"Leans supported (confidence {verdict.confidence:.2f})")
-    assert LEANS.fullmatch(verdict.shown_label)
+    shown = f"{math.floor(verdict.confidence * 100) / 100:.2f}"  # rounded down, in the reason and the label alike
+    assert verdict.reason.startswith(f"Leans supported (confidence {shown})")
+    assert LEANS.fullmatch(verdict.shown_label) and verdict.shown_label.endswith(shown)
     assert not held_back.passed and held_back.outcome == "fail"  # a lean never makes a text pass
 
 

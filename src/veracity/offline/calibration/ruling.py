@@ -43,7 +43,8 @@ def held_back_reason(label: DecisiveLabel, confidence: float, threshold: float |
     """
     target = f"{min_precision:.0%}"
     if threshold is None:
-        return (f"Leans {label} (confidence {confidence:.2f}), but no {label} verdict of this judge is certified "
+        return (f"Leans {label} (confidence {math.floor(confidence * 100) / 100:.2f}), but no {label} verdict "
+                f"of this judge is certified "
                 f"to be right {target} of the time. {reason}")
     shown, needed = distinct_below(confidence, threshold)
     return (f"Leans {label} (confidence {shown}), but a {label} verdict needs {needed} to be right {target} "
