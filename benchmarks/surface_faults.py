@@ -437,7 +437,7 @@ def poisoned_cache(bench: Bench) -> list[Row]:
     args = ("check", WEB_TEXT, "--search", "web", "--no-page-check", "--json")
     first = bench.veracity(home, *args, online=True)
     filled = home / "cache.sqlite"
-    with sqlite3.connect(filled) as db:
+    with contextlib.closing(sqlite3.connect(filled)) as db:
         entries = db.execute("SELECT COUNT(*) FROM cache").fetchone()[0]
     executed = completed = asked_again = 0
     forms = list(poisoned_values(home / "marker"))
@@ -445,9 +445,13 @@ def poisoned_cache(bench: Bench) -> list[Row]:
         run_home = home / form.replace(" ", "-")
         marker = run_home / "marker"
         run_home.mkdir(parents=True)
-        shutil.copy(filled, run_home / "cache.sqlite")
+        # SQLite's backup API, not a file copy: entries still in the write-ahead log must come along
+        with contextlib.closing(sqlite3.connect(filled)) as source, \
+                contextlib.closing(sqlite3.connect(run_home / "cache.sqlite")) as copy:
+            source.backup(copy)
+        shutil.copy(filled.with_name(filled.name + ".secret"), run_home / "cache.sqlite.secret")
         encoding, value = poisoned_values(marker)[form]
-        with sqlite3.connect(run_home / "cache.sqlite") as db:
+        with contextlib.closing(sqlite3.connect(run_home / "cache.sqlite")) as db, db:
             db.execute("UPDATE cache SET encoding = ?, val = ?", (encoding, value))
         before = bench.model.requests
         again = bench.veracity(run_home, *args, online=True)
@@ -667,7 +671,7 @@ def made_consistent(data: dict[str, Any]) -> dict[str, Any]:
                                                      "hallucination_risk", "unsupported_claims")}})
     evaluation = expected_evaluations(report)[0]
     edited: dict[str, Any] = json.loads(report.model_copy(
-        update={"evaluation": evaluation, "ok": evaluation.passed}).model_dump_json())
+        update={"evaluation": evaluation, "ok": evaluation.sound}).model_dump_json())
     return edited
 
 
