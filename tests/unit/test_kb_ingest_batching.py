@@ -16,7 +16,7 @@ import veracity.kb.ingest
 from tests.unit.kb_fixtures import model_runs, write
 from veracity.cli.knowledge_base import CliProgress
 from veracity.kb import FileResult, KnowledgeBase
-from veracity.kb.ingest import read_source
+from veracity.kb.reading import read_source, sha256_of
 from veracity.kb.sources import Source
 from veracity.kb.vectors import dense_ids, vector_count
 from veracity.kb.writer import GenerationBuilder
@@ -191,7 +191,7 @@ def test_a_small_file_is_read_once_and_a_large_one_is_streamed(tmp_path: Path) -
                      opener=lambda: opened.append(1) or open(path, "rb"))
     loadable, digest = read_source(counted)
     assert loadable.open().read() == path.read_bytes() and len(opened) == 1
-    assert digest == veracity.kb.ingest.sha256_of(source)
+    assert digest == sha256_of(source)
     large, large_digest = read_source(counted, stream_threshold=10)
     assert large is counted and large_digest == digest
 

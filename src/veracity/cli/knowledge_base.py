@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.table import Column, Table
 from rich.text import Text
 
+from veracity.cores import usable_cores
 from veracity.kb import (
     FileResult,
     IngestProgress,
@@ -180,9 +181,12 @@ def _print_report(out: Console, kb: Path, report: IngestReport, verb: str) -> No
 @click.option("--overlap-tokens", type=click.IntRange(0), default=None,
               help="Tokens each chunk repeats from the previous one, at most half a chunk "
                    "(default: 12% of --chunk-tokens, i.e. 72).")
+@click.option("--workers", type=click.IntRange(1, 256), default=None, metavar="N",
+              help="Processes reading and extracting documents in parallel (default: one per usable core; "
+                   "1 reads them in this process). The index is the same with any number.")
 def ingest_command(
     paths: tuple[Path, ...], kb_path: Path | None, replace: bool, demo: bool, chunk_tokens: int | None,
-    overlap_tokens: int | None,
+    overlap_tokens: int | None, workers: int | None,
 ) -> None:
     """Add documents to the local knowledge base searched by the `kb` evidence backend.
 
@@ -219,7 +223,7 @@ def ingest_command(
                                        progress=progress).results
             demo = False
         report = kb.ingest(paths, replace=replace, demo=demo, chunk_tokens=chunk_tokens,
-                           overlap_tokens=overlap_tokens, progress=progress)
+                           overlap_tokens=overlap_tokens, progress=progress, workers=workers or usable_cores())
     except (KnowledgeBaseError, ValueError) as exc:
         progress.stop()
         _fail(err, exc)

@@ -5,22 +5,24 @@ for dense ranking; the MiniLM vectors of its sentences, which the judge reads, a
 when a search first returns the chunk (see `sentence_store.py`). The chunks of consecutive documents are
 embedded together, `EMBED_BATCH_CHUNKS` at a time, and then written document by document. A
 document that fails part-way is rolled back on its own; the others, and whatever was indexed
-before, are kept.
+before, are kept. With several usable cores, documents are read (hashed, extracted, chunked and
+split) ahead of the loop in worker processes (`read_ahead.py`), and taken back in order.
 """
 
 from __future__ import annotations
 
-import hashlib
-import io
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from veracity.kb.chunking import Chunk, ChunkSettings, chunk_stream
-from veracity.kb.loaders import STREAM_THRESHOLD, LoadedDocument, SkipDocument, load
-from veracity.kb.sources import NotRegularFile, Skipped, Source
+from veracity.kb.loaders import STREAM_THRESHOLD, LoadedDocument, SkipDocument
+from veracity.kb.read_ahead import Outcome, ReadAhead, ReadDocument, Unchanged, Unreadable, open_document
+from veracity.kb.reading import reason_for
+from veracity.kb.sources import Skipped, Source
 from veracity.kb.vectors import embed_dense
 from veracity.sentences import Sentence, split_sentences
 
@@ -104,28 +106,6 @@ class IngestProgress:
         """
 
 
-def sha256_of(source: Source) -> str:
-    """The SHA-256 of a source's bytes, read in blocks."""
-    digest = hashlib.sha256()
-    with source.open() as handle:
-        while block := handle.read(1024 * 1024):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def read_source(source: Source, stream_threshold: int = STREAM_THRESHOLD) -> tuple[Source, str]:
-    """A source's SHA-256, and the source to load it from.
-
-    A file up to `stream_threshold` bytes is read once: its bytes are hashed and then loaded
-    from memory. A larger one is hashed in blocks first and streamed from disk afterwards.
-    """
-    if source.size > stream_threshold:
-        return source, sha256_of(source)
-    with source.open() as handle:
-        data = handle.read()
-    return replace(source, size=len(data), opener=lambda: io.BytesIO(data)), hashlib.sha256(data).hexdigest()
-
-
 def skipped_result(skipped: Skipped) -> FileResult:
     """A `FileResult` for a path that discovery already rejected."""
     return FileResult(skipped.key, "skipped", reason=skipped.reason)
@@ -154,21 +134,23 @@ class _Pending:
 class Ingester:
     """Feeds sources into a `GenerationBuilder`.
 
-    Documents are read one after the other; their chunks wait in a queue until it holds
-    `batch_chunks` chunks (default: `EMBED_BATCH_CHUNKS`), which are then embedded in one call
-    and written. Only the document being read can be partly written (a long one spans several
-    calls).
+    Documents are taken one after the other, in the order given; their chunks wait in a queue
+    until it holds `batch_chunks` chunks (default: `EMBED_BATCH_CHUNKS`), which are then embedded
+    in one call and written. Only the document being taken can be partly written (a long one spans
+    several calls). With `workers` above 1, documents are read ahead in that many processes; what
+    is written is the same as with one.
     """
 
     def __init__(self, builder: GenerationBuilder, embedder: ChunkEmbedder, *, settings: ChunkSettings,
                  progress: IngestProgress | None = None, stream_threshold: int = STREAM_THRESHOLD,
-                 batch_chunks: int | None = None) -> None:
+                 batch_chunks: int | None = None, workers: int = 1) -> None:
         self.builder = builder
         self.embedder = embedder
         self.settings = settings
         self.progress = progress or IngestProgress()
         self.stream_threshold = stream_threshold
         self.batch_chunks = batch_chunks or EMBED_BATCH_CHUNKS
+        self.workers = workers
         self._queue: list[_Pending] = []
         self._queued_chunks = 0
         self._results: list[FileResult | None] = []
@@ -176,53 +158,73 @@ class Ingester:
     def ingest(self, sources: list[Source]) -> list[FileResult]:
         """Ingest the sources and report on each, in their order."""
         self._results = [None] * len(sources)
-        for position, source in enumerate(sources):
-            self.progress.file_started(source.key, source.size)
-            if any(pending.source.key == source.key for pending in self._queue):
-                self._flush()  # the same file given twice: the second must see the first
-            if (result := self._read(position, source)) is not None:
-                self._finish(position, result)
-        self._flush()
+        ahead = self._read_ahead(sources)
+        try:
+            for position, source in enumerate(sources):
+                self.progress.file_started(source.key, source.size)
+                if any(pending.source.key == source.key for pending in self._queue):
+                    self._flush()  # the same file given twice: the second must see the first
+                outcome = ahead.take(position) if ahead is not None else None
+                if (result := self._read(position, source, outcome)) is not None:
+                    self._finish(position, result)
+            self._flush()
+        finally:
+            if ahead is not None:
+                ahead.close()
         results = [result for result in self._results if result is not None]
         if len(results) != len(sources):
             raise RuntimeError("an ingested source has no result")
         return results
 
-    def _read(self, position: int, source: Source) -> FileResult | None:
-        """Read one source into the queue; its result if it is already settled (unchanged or skipped)."""
-        try:
-            loadable, digest = read_source(source, self.stream_threshold)
-        except OSError as exc:
-            return FileResult(source.key, "skipped", reason=_reason(exc))
+    def _read_ahead(self, sources: list[Source]) -> ReadAhead | None:
+        """Worker processes reading the documents ahead, when that pays (see `ReadAhead.wanted`)."""
+        if not ReadAhead.wanted(sources, self.workers, self.stream_threshold):
+            return None
+        digests = [found[1].sha256 if (found := self.builder.find(source.key)) else None for source in sources]
+        return ReadAhead(sources, digests, workers=self.workers, settings=self.settings,
+                         stream_threshold=self.stream_threshold)
+
+    def _read(self, position: int, source: Source,
+              outcome: Outcome | tuple[str, LoadedDocument] | None) -> FileResult | None:
+        """Queue one source's chunks, reading it here unless a worker did; its result if already settled."""
         existing = self.builder.find(source.key)
-        if existing is not None and existing[1].sha256 == digest:
-            return FileResult(source.key, "unchanged", existing[1].chunks)
         kept = "; the version indexed before is kept" if existing else ""
-        try:
-            document = load(loadable, stream_threshold=self.stream_threshold)
-        except (SkipDocument, OSError) as exc:
-            return FileResult(source.key, "skipped", reason=_reason(exc) + kept)
-        pending = _Pending(position, source, digest, existing is not None, document)
+        if outcome is None:
+            outcome = open_document(source, existing[1].sha256 if existing else None, self.stream_threshold)
+        if isinstance(outcome, Unreadable):
+            return FileResult(source.key, "skipped", reason=outcome.reason + (kept if outcome.while_loading else ""))
+        if isinstance(outcome, Unchanged):
+            return FileResult(source.key, "unchanged", existing[1].chunks if existing else 0)
+        if isinstance(outcome, ReadDocument):
+            document = LoadedDocument(outcome.title, iter(()), list(outcome.notes), outcome.empty_reason)
+            digest, chunks = outcome.digest, iter(outcome.chunks)
+        else:
+            digest, document = outcome
+            chunks = ((chunk, split_sentences(chunk.text)) for chunk in chunk_stream(document.pieces, self.settings))
+        return self._queue_chunks(_Pending(position, source, digest, existing is not None, document), chunks, kept)
+
+    def _queue_chunks(self, pending: _Pending, chunks: Iterator[tuple[Chunk, list[Sentence]]],
+                      kept: str) -> FileResult | None:
+        """Queue a document's chunks, flushing whenever the queue is full; its result if it cannot be indexed."""
         self._queue.append(pending)
-        chunks = chunk_stream(document.pieces, self.settings)
         while True:
             try:
-                chunk = next(chunks, None)
+                item = next(chunks, None)
             except (SkipDocument, OSError) as exc:
                 self._drop(pending)
-                return FileResult(source.key, "skipped", reason=_reason(exc) + kept)
+                return FileResult(pending.source.key, "skipped", reason=reason_for(exc) + kept)
             except BaseException:
                 self._drop(pending)
                 raise
-            if chunk is None:
+            if item is None:
                 break
-            pending.chunks.append((chunk, split_sentences(chunk.text)))
+            pending.chunks.append(item)
             self._queued_chunks += 1
             if self._queued_chunks >= self.batch_chunks:
                 self._flush()  # a failure here is not this document's: it ends the ingest
         if not pending.chunks and not pending.written:
             self._drop(pending)
-            return FileResult(source.key, "skipped", reason=document.empty_reason + kept)
+            return FileResult(pending.source.key, "skipped", reason=pending.document.empty_reason + kept)
         pending.read = True
         return None
 
@@ -270,11 +272,3 @@ class Ingester:
     def _finish(self, position: int, result: FileResult) -> None:
         self._results[position] = result
         self.progress.file_finished(result)
-
-
-def _reason(exc: BaseException) -> str:
-    if isinstance(exc, NotRegularFile):
-        return str(exc)
-    if isinstance(exc, OSError):
-        return f"cannot read: {exc.strerror or exc}"
-    return str(exc)

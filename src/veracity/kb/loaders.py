@@ -187,20 +187,51 @@ def _extract_main_text(markup: str) -> str:
 
     trafilatura's XML says where each paragraph, heading, list item and table row begins and ends;
     its plain text does not (it keeps a page's hard-wrapped lines, so Sphinx output would be cut into
-    fragments such as "str.removeprefix(prefix) and"). Blank lines keep blocks apart; code blocks are
+    fragments such as "str.removeprefix(prefix) and"). Blank lines keep blocks apart; code blocks
     (``pre`` elements, and ``code`` elements outside a sentence) are left out, since they are not
     prose for the judge to read as sentences.
     """
     import trafilatura
 
-    prose = _PREFORMATTED.sub("", markup)  # code listings and console sessions, not prose
-    extracted = trafilatura.extract(prose, include_comments=False, include_tables=True, favor_recall=True,
+    tree = _prose_tree(markup)
+    if tree is None:
+        return strip_tags(markup)
+    extracted = trafilatura.extract(tree, include_comments=False, include_tables=True, favor_recall=True,
                                     output_format="xml")
     paragraphs = main_text_paragraphs(extracted) if extracted else []
     return "\n\n".join(paragraphs) if paragraphs else strip_tags(markup)
 
 
-_PREFORMATTED = re.compile(r"<pre\b.*?</pre\s*>", re.IGNORECASE | re.DOTALL)
+def _prose_tree(markup: str) -> Any | None:
+    """The page parsed once, without its code listings and with inline code flattened; None if it does not parse.
+
+    ``pre`` elements (listings, console sessions) are removed with their content. Inside inline
+    ``code`` the ``span`` elements of syntax highlighting are unwrapped, their text kept: a
+    documentation page holds thousands of them, and each costs trafilatura's tree passes time
+    without changing the text it returns.
+    """
+    import lxml.html
+    from lxml import etree
+
+    try:
+        try:
+            tree = lxml.html.document_fromstring(markup)
+        except ValueError:  # a str with an XML encoding declaration: lxml takes it as bytes only
+            tree = lxml.html.document_fromstring(markup.encode("utf-8"), parser=_utf8_parser())
+    except (etree.ParserError, ValueError):  # nothing to parse
+        return None
+    etree.strip_elements(tree, "pre", with_tail=False)
+    for code in tree.iter("code"):
+        etree.strip_tags(code, "span")
+    return tree
+
+
+def _utf8_parser() -> Any:
+    import lxml.html
+
+    return lxml.html.HTMLParser(encoding="utf-8")
+
+
 _PERMALINK = "\u00b6"
 """The pilcrow that documentation generators put after headings as a link to them."""
 _XML_BLOCKS = frozenset({"p", "head", "item", "quote", "row", "list", "table", "main", "doc", "div", "section"})

@@ -8,6 +8,7 @@ what a path names changed in between.
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 from collections.abc import Callable, Iterable
@@ -119,7 +120,7 @@ class Source:
             kind=SUPPORTED_SUFFIXES[resolved.suffix.lower()],
             size=status.st_size,
             mtime=status.st_mtime,
-            opener=lambda: open_regular(resolved),
+            opener=functools.partial(open_regular, resolved),  # picklable: read-ahead workers open it
         )
 
 

@@ -406,7 +406,7 @@ class KnowledgeBase:
     def ingest(self, paths: Iterable[str | Path], *, replace: bool = False, demo: bool = False,
                chunk_tokens: int | None = None, overlap_tokens: int | None = None,
                progress: IngestProgress | None = None, stream_threshold: int = STREAM_THRESHOLD,
-               lock_timeout: float | None = None) -> IngestReport:
+               lock_timeout: float | None = None, workers: int = 1) -> IngestReport:
         """Index files and folders (recursively) of .txt, .md, .html/.htm and .pdf.
 
         `replace` rebuilds the knowledge base from these documents only (it also repairs a damaged
@@ -421,13 +421,14 @@ class KnowledgeBase:
         return self.ingest_sources(
             sources, skipped=[skipped_result(s) for s in skipped], replace=replace, chunk_tokens=chunk_tokens,
             overlap_tokens=overlap_tokens, progress=progress, stream_threshold=stream_threshold,
-            lock_timeout=lock_timeout, create_empty=True,
+            lock_timeout=lock_timeout, create_empty=True, workers=workers,
         )
 
     def ingest_sources(self, sources: Sequence[Source], *, skipped: Sequence[FileResult] = (),
                        replace: bool = False, chunk_tokens: int | None = None, overlap_tokens: int | None = None,
                        progress: IngestProgress | None = None, stream_threshold: int = STREAM_THRESHOLD,
-                       lock_timeout: float | None = None, create_empty: bool = False) -> IngestReport:
+                       lock_timeout: float | None = None, create_empty: bool = False,
+                       workers: int = 1) -> IngestReport:
         """Index the given sources (see `ingest`); `skipped` are reported as they are.
 
         With `create_empty`, a knowledge base that does not exist yet is first created empty.
@@ -454,7 +455,7 @@ class KnowledgeBase:
             builder = self._builder(previous, settings)
             try:
                 ingester = Ingester(builder, self.chunk_embedder, settings=settings, progress=progress,
-                                    stream_threshold=stream_threshold)
+                                    stream_threshold=stream_threshold, workers=workers)
                 results = [*skipped, *ingester.ingest(list(sources))]
                 self._finish(builder)
             except BaseException:
