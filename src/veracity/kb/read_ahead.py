@@ -120,6 +120,7 @@ class ReadAhead:
         self._eligible = [position for position, source in enumerate(sources) if sent_ahead(source, stream_threshold)]
         self._next = 0
         self._futures: dict[int, Future[Outcome]] = {}
+        workers = min(workers, len(self._eligible))  # a worker per document at most: each costs a start
         self._window = workers * AHEAD_PER_WORKER
         # spawn, not fork: the ingesting process may already run threads (the tokenizer's, a server's)
         self._pool: ProcessPoolExecutor | None = ProcessPoolExecutor(
