@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from veracity.contracts import SearchHit
+from veracity.cores import usable_cores
 from veracity.errors import KnowledgeBaseError
 from veracity.kb import metadata
 from veracity.kb.checksums import Damage, full_check
@@ -44,6 +45,7 @@ from veracity.kb.paths import default_kb_path, missing
 from veracity.kb.sentence_store import STORE_FILES, SentenceVectorStore, StoreCheck
 from veracity.kb.shortlist import Shortlist, empty_shortlist
 from veracity.kb.sources import DEMO_PREFIX, Source, demo_sources, discover
+from veracity.kb.vectors import embed_on_threads
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -58,6 +60,12 @@ logger = logging.getLogger(__name__)
 RERANK_EXTRA = 3
 """A search reranks this many chunks beyond those it returns: chosen by recall@5 of the gold
 evidence on the shared benchmark corpora (docs/benchmarks-history.md, "Ingest, retrieval and first touch")."""
+
+FIRST_TOUCH_SPLIT = 64
+"""A first touch of at least this many sentences is embedded on several threads (`_embed_and_store`)."""
+
+FIRST_TOUCH_THREADS = 4
+"""At most this many threads embed one first touch."""
 
 WARM_BATCH = 512
 """Sentences embedded and stored per step of `KnowledgeBase.warm`."""
@@ -365,8 +373,13 @@ class KnowledgeBase:
         return result
 
     def _embed_and_store(self, texts: list[str]) -> list[NDArray[np.float32]]:
-        """The MiniLM vectors of sentences met for the first time, kept in the sentence store."""
-        vectors = self.embedder.embed(texts)
+        """The MiniLM vectors of sentences met for the first time, kept in the sentence store.
+
+        Many at once (a handbook's chunks hold hundreds) are embedded on one thread per usable
+        core, up to `FIRST_TOUCH_THREADS`: the default model session runs on one core per call.
+        """
+        threads = min(usable_cores(), FIRST_TOUCH_THREADS) if len(texts) >= FIRST_TOUCH_SPLIT else 1
+        vectors = embed_on_threads(self.embedder, texts, threads)
         self.sentence_store.store(texts, vectors)
         return list(vectors)
 

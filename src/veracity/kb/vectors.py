@@ -45,6 +45,28 @@ class ChunkEmbedder(Protocol):
         ...
 
 
+def embed_on_threads(embedder: ChunkEmbedder, texts: Sequence[str], threads: int) -> NDArray[np.float32]:
+    """`embedder.embed(texts)`, with the texts dealt into `threads` parts embedded side by side.
+
+    For an embedder whose model runs on one core per call (the default MiniLM session) and a call
+    large enough to keep several busy: a chunk's first retrieval embeds all its sentences, some
+    hundreds for a handbook's chunks. Each text's vector is what one call would give it (the model
+    reads each text on its own; padding is masked).
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    threads = max(1, min(threads, len(texts)))
+    if threads == 1:
+        return embedder.embed(texts)
+    parts = [list(texts[start::threads]) for start in range(threads)]  # dealt, so each part gets long and short
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="veracity-embed") as pool:
+        embedded = list(pool.map(embedder.embed, parts))
+    vectors = np.empty((len(texts), embedded[0].shape[1]), dtype=np.float32)
+    for start, part in enumerate(embedded):
+        vectors[start::threads] = part
+    return vectors
+
+
 def embed_dense(embedder: ChunkEmbedder, chunks: Sequence[tuple[str, Sequence[str]]]) -> list[NDArray[np.float32]]:
     """Each chunk's dense vectors, given (chunk text, its sentences), all embedded in one call."""
     texts = [dense_texts(text, sentences) for text, sentences in chunks]
