@@ -29,6 +29,15 @@ NonBlank = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)
 # --------------------------------------------------------------------------- LLM contracts
 
 
+def rounded_down(confidence: float, places: int = 2) -> str:
+    """`confidence` written with `places` decimals, rounded down.
+
+    A held-back verdict's confidence then never reads as high as the threshold it missed.
+    """
+    scale = 10 ** places
+    return f"{math.floor(confidence * scale) / scale:.{places}f}"
+
+
 class ExtractedClaim(BaseModel):
     """One atomic claim as the extraction model returns it."""
 
@@ -253,8 +262,8 @@ class Verdict(BaseModel):
             return f"{self.label} (citation not verified on the page)"
         confidence = f", {self.confidence:.2f}" if self.confidence is not None else ""
         if self.label == "unverifiable" and self.leaning is not None:
-            if self.confidence is not None:  # rounded down, as its reason shows it: below the threshold it missed
-                confidence = f", {math.floor(self.confidence * 100) / 100:.2f}"
+            if self.confidence is not None:  # as its reason shows it: below the threshold it missed
+                confidence = f", {rounded_down(self.confidence)}"
             return f"unverifiable, leans {self.leaning}{confidence}"
         return f"{self.label}{confidence}"
 

@@ -11,11 +11,10 @@ hand-labelled cases (`CaseRule`): the calculator's, and the permission rule's.
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from veracity.contracts import JudgeOutput
+from veracity.contracts import JudgeOutput, rounded_down
 from veracity.offline.calibration.confidence import Calibrator, default_calibrator, shipped_calibration
 from veracity.offline.calibration.features import judgement_features
 from veracity.offline.calibration.risk import DecisiveLabel, RiskControl, default_risk_control
@@ -43,9 +42,8 @@ def held_back_reason(label: DecisiveLabel, confidence: float, threshold: float |
     """
     target = f"{min_precision:.0%}"
     if threshold is None:
-        return (f"Leans {label} (confidence {math.floor(confidence * 100) / 100:.2f}), but no {label} verdict "
-                f"of this judge is certified "
-                f"to be right {target} of the time. {reason}")
+        return (f"Leans {label} (confidence {rounded_down(confidence)}), but no {label} verdict of this judge is "
+                f"certified to be right {target} of the time. {reason}")
     shown, needed = distinct_below(confidence, threshold)
     return (f"Leans {label} (confidence {shown}), but a {label} verdict needs {needed} to be right {target} "
             f"of the time. {reason}")
@@ -58,10 +56,9 @@ def distinct_below(value: float, threshold: float, decimals: int = 2) -> tuple[s
     value is below the shown threshold (at most six).
     """
     for places in range(decimals, 7):
-        scale = 10 ** places
-        low, high = math.floor(value * scale) / scale, round(threshold, places)
-        if low < high:
-            return f"{low:.{places}f}", f"{high:.{places}f}"
+        low, high = rounded_down(value, places), f"{threshold:.{places}f}"
+        if float(low) < float(high):
+            return low, high
     return f"{value:.6f}", f"{threshold:.6f}"
 
 
