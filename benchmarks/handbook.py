@@ -41,9 +41,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from startup import RUN_CLI, tree_environment  # this folder: the script's own
+
 SRC = Path(__file__).resolve().parents[1] / "src"
 DOCS = Path("/usr/share/doc/python3.11/html")
-RUN_CLI = "import sys; from veracity.cli import main; sys.argv = ['veracity', *sys.argv[1:]]; main()"
 
 CLAIMS = [
     "str.removeprefix() was added in Python 3.9.",
@@ -56,14 +57,6 @@ CLAIMS = [
     "The walrus operator := was introduced in Python 3.8.",
 ]
 """Claims about the handbook, written for this script (a mix of true and false ones)."""
-
-
-def environment(src: Path, scratch: Path) -> dict[str, str]:
-    """A child's environment: `src` first on the path, no keys, no tracing, bytecode kept in `scratch`."""
-    env = {name: value for name, value in os.environ.items()
-           if name not in ("PYTHONDONTWRITEBYTECODE", "OPENAI_API_KEY", "TAVILY_API_KEY")}
-    return env | {"PYTHONPATH": str(src), "PYTHONPYCACHEPREFIX": str(scratch / "pycache"),
-                  "LANGSMITH_TRACING": "false", "VERACITY_KB": str(scratch / "default-kb")}
 
 
 def run(arguments: list[str], env: dict[str, str], *, ok: tuple[int, ...] = (0, 1)) -> tuple[float, str]:
@@ -163,7 +156,8 @@ def main() -> None:
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; pages: {' '.join(map(str, args.pages))}")
     with tempfile.TemporaryDirectory(prefix="veracity-handbook-") as scratch_name:
         scratch = Path(scratch_name)
-        envs = {name: environment(src, scratch / name) for name, src in trees.items()}
+        envs = {name: tree_environment(src, scratch / name / "default-kb", scratch / name / "pycache")
+                for name, src in trees.items()}
         kbs = {name: scratch / name / "kb" for name in trees}
         for name in trees:  # bytecode compiled (and the default knowledge base seeded) before anything is timed
             run(["check", "The Eiffel Tower is in Paris.", "--model", "offline", "--search", "kb"], envs[name])
