@@ -13,7 +13,8 @@ pytest_plugins = ["tests.unit.kb_fixtures"]
 def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     """Force tracing off, hide real keys and endpoints, and keep the user's data out of reach.
 
-    The knowledge base, the cache and the report-signing keys each live in a temporary folder.
+    The knowledge base, the cache, the report-signing keys and the calibration files each live in a
+    temporary folder.
 
     Each test gets its own empty cache file, so no test is answered from another's model calls.
     """
@@ -24,6 +25,7 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pyt
     monkeypatch.setenv("VERACITY_KB", str(tmp_path_factory.mktemp("default-kb") / "kb"))
     monkeypatch.setenv("VERACITY_CACHE", str(tmp_path_factory.mktemp("cache") / "cache.sqlite"))
     monkeypatch.setenv("VERACITY_KEYS", str(tmp_path_factory.mktemp("keys") / "keys"))
+    monkeypatch.setenv("VERACITY_CALIBRATIONS", str(tmp_path_factory.mktemp("calibrations") / "calibration"))
 
 
 @pytest.fixture

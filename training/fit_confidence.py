@@ -6,6 +6,12 @@ What it does (repository root, runtime environment with the ``calibrate`` extra)
     .venv/bin/python training/fit_confidence.py            # writes assets/calibration/ and the card
     .venv/bin/python training/fit_confidence.py --dry-run  # prints, writes nothing
 
+Steps 2 to 4 are `veracity.calibration.fitting.fit_and_certify`, the code `veracity calibrate` runs:
+that command, given these rows as a file (`calibration_rows.py`), writes the same calibrator and
+thresholds as the ``models`` and ``risk`` this script ships. What this script adds is the shipped
+file's other sections (source mode, the calculator, the permission rule), the card and the held-out
+measurement.
+
 1. **Judge** every calibration and test row with the shipped judge (`judged_rows`), and read the
    `features.FEATURES` of each judgement.
 2. **Halves.** The calibration rows are split by claim (`half_of`, seeded) into a *fit* half, on
@@ -37,16 +43,32 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from cross_validate import FOLDS, fold_of, stable_fraction
+from calibration_rows import gold_label
 from judged_rows import CALIBRATION_SETS, DEFAULT_MEMORY, TEST_SETS, Row, judge_rows, load_rows, shipped_judge
 
+from veracity.calibration import fitting
+from veracity.calibration.fitting import (
+    CANDIDATE_THRESHOLDS,
+    DECISIVE,
+    DELTA,
+    FOLDS,
+    GUARD_MARGIN,
+    GUARD_ROWS,
+    HALF_SEED,
+    LABELS,
+    LEVELS,
+    MIN_LEARN_ROWS,
+    STRENGTHS,
+    Table,
+    certify_levels,
+    half_of,
+    predict,
+)
 from veracity.contracts import Label
 from veracity.offline.calibration.confidence import LogisticModel
 from veracity.offline.calibration.features import FEATURES, judgement_features
@@ -56,56 +78,6 @@ from veracity.offline.judge.judgement import Judgement
 ROOT = Path(__file__).resolve().parents[1]
 ASSETS = ROOT / "src" / "veracity" / "offline" / "assets" / "calibration"
 DIAGRAM = ROOT / "docs" / "calibration-reliability.png"
-HALF_SEED = "veracity-calibration-halves-v1"
-LEVELS = tuple(round(0.5 + 0.01 * i, 2) for i in range(50))
-"""Target precisions certified: 0.50 to 0.99."""
-CANDIDATE_THRESHOLDS = tuple(round(0.30 + 0.01 * i, 2) for i in range(70))
-"""Confidence thresholds Learn-then-Test chooses among: 0.30 to 0.99."""
-GUARD_ROWS = 10
-"""A calibration dataset with at least this many verdicts above a threshold must be right at the target there..."""
-GUARD_MARGIN = 0.03
-"""... plus this much: a dataset's few dozen verdicts above a threshold vary by several points from sample to sample."""
-MIN_LEARN_ROWS = 30
-"""A candidate threshold is tested only when at least this many learning rows clear it: a threshold
-nothing clears would open the fixed sequence with a test that cannot pass."""
-DELTA = 0.10
-"""Allowed probability that the certified precision of the two decisive labels together is missed."""
-STRENGTHS = (0.03, 0.1, 0.3, 1.0)
-"""Inverse L2 strengths (scikit-learn's C) tried for each label's model."""
-LABELS: tuple[Label, ...] = ("supported", "refuted", "unverifiable")
-DECISIVE: tuple[Label, ...] = ("supported", "refuted")
-BINS = 10
-
-
-def half_of(claim: str) -> str:
-    """``fit`` or ``certify``: the calibration half of a claim (every row of one claim in one half)."""
-    return "fit" if stable_fraction(HALF_SEED, claim) < 0.5 else "certify"
-
-
-@dataclass
-class Table:
-    """One dataset part's judged rows as arrays."""
-
-    name: str
-    claims: list[str]
-    gold: np.ndarray
-    raw: np.ndarray
-    """The judge's label before risk control."""
-    features: np.ndarray
-
-    def right(self, label: str) -> np.ndarray:
-        """Whether `label` would be right on each row."""
-        return np.asarray(self.gold == label)
-
-    def subset(self, keep: np.ndarray) -> Table:
-        """The rows where `keep` is true."""
-        return Table(self.name, [c for c, k in zip(self.claims, keep, strict=True) if k], self.gold[keep],
-                     self.raw[keep], self.features[keep])
-
-
-def gold_label(label: str) -> str:
-    """A row's label in the judge's terms: FEVER dev's not_supported rows are its REFUTES claims (no NEI)."""
-    return "refuted" if label == "not_supported" else label
 
 
 def tabulate(name: str, rows: Sequence[Row], judgements: Sequence[Judgement]) -> Table:
@@ -113,211 +85,8 @@ def tabulate(name: str, rows: Sequence[Row], judgements: Sequence[Judgement]) ->
     return Table(
         name=name, claims=[r.claim for r in rows], gold=np.array([gold_label(r.label) for r in rows]),
         raw=np.array([j.decision.label for j in judgements]),
-        features=np.array([[judgement_features(j)[f] for f in FEATURES] for j in judgements]),
+        features=np.array([[judgement_features(j)[f] for f in FEATURES] for j in judgements]), names=FEATURES,
     )
-
-
-def dataset_weights(datasets: np.ndarray) -> np.ndarray:
-    """Row weights with the same total for every dataset, averaging 1."""
-    weights = np.zeros(len(datasets))
-    names = np.unique(datasets)
-    for name in names:
-        mask = datasets == name
-        weights[mask] = len(datasets) / (len(names) * mask.sum())
-    return weights
-
-
-def fit_model(features: np.ndarray, right: np.ndarray, weights: np.ndarray, strength: float) -> LogisticModel:
-    """A weighted L2 logistic regression of `right` on standardised `features`, in the shipped form."""
-    from sklearn.linear_model import LogisticRegression
-
-    mean = features.mean(0)
-    scale = features.std(0)
-    scale[scale < 1e-9] = 1.0
-    if len(set(right.tolist())) < 2:  # one class only: a constant model at its (smoothed) rate
-        rate = (right.sum() + 1) / (len(right) + 2)
-        return LogisticModel(FEATURES, tuple(mean), tuple(scale), (0.0,) * len(FEATURES), math.log(rate / (1 - rate)))
-    model = LogisticRegression(C=strength, max_iter=5000)
-    model.fit((features - mean) / scale, right.astype(int), sample_weight=weights)
-    return LogisticModel(FEATURES, tuple(float(v) for v in mean), tuple(float(v) for v in scale),
-                         tuple(float(v) for v in model.coef_[0]), float(model.intercept_[0]))
-
-
-def predict(model: LogisticModel, features: np.ndarray) -> np.ndarray:
-    """P(right) of every row, computed exactly as the package computes it."""
-    return np.array([model.probability(dict(zip(FEATURES, row, strict=True))) for row in features])
-
-
-def expected_calibration_error(probability: np.ndarray, right: np.ndarray, bins: int = BINS) -> float:
-    """Mean |confidence - accuracy| over equal-width confidence bins, weighted by their rows."""
-    if not len(probability):
-        return float("nan")
-    edges = np.linspace(0, 1, bins + 1)
-    index = np.clip(np.digitize(probability, edges[1:-1]), 0, bins - 1)
-    error = 0.0
-    for b in range(bins):
-        mask = index == b
-        if mask.any():
-            error += mask.mean() * abs(probability[mask].mean() - right[mask].mean())
-    return float(error)
-
-
-def scores(probability: np.ndarray, right: np.ndarray) -> dict:
-    """AUC (when both outcomes occur), ECE, Brier score and the rows behind them."""
-    from sklearn.metrics import roc_auc_score
-
-    both = len(set(right.tolist())) == 2
-    return {"rows": int(len(right)), "base_rate": float(right.mean()) if len(right) else float("nan"),
-            "auc": float(roc_auc_score(right, probability)) if both else None,
-            "ece": expected_calibration_error(probability, right),
-            "brier": float(np.mean((probability - right) ** 2)) if len(right) else float("nan")}
-
-
-def precision_p_values(confidence: np.ndarray, right: np.ndarray, thresholds: Sequence[float],
-                       target: float) -> np.ndarray:
-    """Per threshold, the p-value of "precision above it is below `target`" (Hoeffding-Bentkus, binary loss)."""
-    from mapie.risk_control.methods import compute_hoeffding_bentkus_p_value
-
-    risks, counts = [], []
-    for threshold in thresholds:
-        kept = confidence >= threshold
-        risks.append(1.0 - right[kept].mean() if kept.any() else 1.0)
-        counts.append(max(int(kept.sum()), 1))
-    values = compute_hoeffding_bentkus_p_value(np.array(risks), np.array(counts, dtype=float), 1.0 - target,
-                                               binary=True)
-    return np.asarray(values)[:, 0]
-
-
-def certified(confidence: np.ndarray, right: np.ndarray, target: float, delta: float,
-              candidates: Sequence[float] = CANDIDATE_THRESHOLDS,
-              learn: tuple[np.ndarray, np.ndarray] | None = None) -> list[float]:
-    """Every candidate threshold whose precision Learn-then-Test certifies at `target`, lowest first.
-
-    Precision of the verdicts with confidence at or above the threshold, certified with
-    probability ``1 - delta`` (MAPIE's Hoeffding-Bentkus p-values for a binary loss and its
-    family-wise error control). With `learn` (confidences and outcomes of other, independent
-    rows), fixed-sequence testing: from the strictest threshold that at least `MIN_LEARN_ROWS`
-    learning rows clear (chosen on them alone) down to the loosest, stopping at the first that
-    fails, so there is no multiplicity cost. Without it, Bonferroni-Holm over all candidates.
-    """
-    from mapie.risk_control import control_fwer
-
-    if len(confidence) == 0:
-        return []
-    candidates = list(candidates)
-    if learn is None:
-        valid = control_fwer(precision_p_values(confidence, right, candidates, target), delta, "bonferroni_holm")
-        return sorted(candidates[i] for i in valid)
-    ordered = sorted((t for t in candidates if (learn[0] >= t).sum() >= MIN_LEARN_ROWS), reverse=True)
-    if not ordered:
-        return []
-    valid = control_fwer(precision_p_values(confidence, right, ordered, target), delta, "fixed_sequence")
-    return sorted(ordered[i] for i in valid)
-
-
-@dataclass(frozen=True)
-class Guard:
-    """Rows a certified threshold is also held against, one group (dataset) at a time.
-
-    Their confidences should come from models that did not see them (out of fold), and may cover
-    more rows than the certificate's: the guard is a check of each kind of data, not a test.
-    """
-
-    confidence: np.ndarray
-    right: np.ndarray
-    groups: np.ndarray
-
-    def holds(self, threshold: float, target: float) -> bool:
-        """No group with `GUARD_ROWS` rows or more at or above `threshold` is right less often than target + margin."""
-        above = self.confidence >= threshold
-        return all(self.right[above & (self.groups == group)].mean() >= min(target + GUARD_MARGIN, 1.0)
-                   for group in np.unique(self.groups) if (above & (self.groups == group)).sum() >= GUARD_ROWS)
-
-
-def certify(confidence: np.ndarray, right: np.ndarray, target: float, delta: float,
-            candidates: Sequence[float] = CANDIDATE_THRESHOLDS,
-            learn: tuple[np.ndarray, np.ndarray] | None = None, guard: Guard | None = None) -> float | None:
-    """The lowest certified threshold (see `certified`) that also passes the `guard`, or None.
-
-    A pooled certificate holds for the mixture of the calibration data; the guard keeps one kind
-    of data from paying for another's easy verdicts (FEVER's refutations are edits of Wikipedia
-    sentences, unlike real-world falsehoods).
-    """
-    for threshold in certified(confidence, right, target, delta, candidates, learn):
-        if guard is None or guard.holds(threshold, target):
-            return threshold
-    return None
-
-
-def certify_levels(confidence: np.ndarray, right: np.ndarray, delta: float, levels: Sequence[float] = LEVELS,
-                   candidates: Sequence[float] = CANDIDATE_THRESHOLDS,
-                   learn: tuple[np.ndarray, np.ndarray] | None = None,
-                   guard: Guard | None = None) -> list[float | None]:
-    """`certify` at every target level (a level no threshold reaches gives None)."""
-    return [certify(confidence, right, level, delta, candidates, learn, guard) for level in levels]
-
-
-def choose_strength(features: np.ndarray, right: np.ndarray, datasets: np.ndarray, folds: np.ndarray) -> float:
-    """The L2 strength with the lowest grouped cross-validated weighted log loss."""
-    best, best_loss = STRENGTHS[0], math.inf
-    for strength in STRENGTHS:
-        loss, total = 0.0, 0.0
-        for fold in range(FOLDS):
-            train, held = folds != fold, folds == fold
-            if not held.any() or not train.any():
-                continue
-            model = fit_model(features[train], right[train], dataset_weights(datasets[train]), strength)
-            p = np.clip(predict(model, features[held]), 1e-6, 1 - 1e-6)
-            w = dataset_weights(datasets[held])
-            loss += float(-(w * (right[held] * np.log(p) + (1 - right[held]) * np.log(1 - p))).sum())
-            total += float(w.sum())
-        if loss / total < best_loss:
-            best, best_loss = strength, loss / total
-    return best
-
-
-def cross_validation(table: Table, datasets: np.ndarray, label: Label, strength: float) -> dict:
-    """Out-of-fold scores per dataset (5 folds grouped by claim) and leave-one-dataset-out scores."""
-    mask = table.raw == label
-    features, right, names = table.features[mask], table.right(label)[mask], datasets[mask]
-    folds = np.array([fold_of(c) for c, k in zip(table.claims, mask, strict=True) if k])
-    out_of_fold = np.zeros(len(right))
-    per_fold: dict[str, list[dict]] = {str(n): [] for n in np.unique(names)}
-    for fold in range(FOLDS):
-        train, held = folds != fold, folds == fold
-        model = fit_model(features[train], right[train], dataset_weights(names[train]), strength)
-        out_of_fold[held] = predict(model, features[held])
-        for name in per_fold:
-            rows = held & (names == name)
-            if rows.sum() >= 5:
-                per_fold[name].append(scores(out_of_fold[rows], right[rows]))
-    left_out = {}
-    for name in np.unique(names) if len(np.unique(names)) > 1 else ():
-        held = names == name
-        model = fit_model(features[~held], right[~held], dataset_weights(names[~held]), strength)
-        left_out[str(name)] = scores(predict(model, features[held]), right[held])
-
-    def spread(values: list[float]) -> dict:
-        return {"mean": float(np.mean(values)), "std": float(np.std(values)), "folds": len(values)} if values else {}
-
-    return {
-        "confidence_out_of_fold": out_of_fold,
-        "out_of_fold": {str(n): scores(out_of_fold[names == n], right[names == n]) for n in np.unique(names)},
-        "pooled_out_of_fold": scores(out_of_fold, right),
-        "fold_spread": {n: {k: spread([f[k] for f in folds_ if f[k] is not None]) for k in ("auc", "ece")}
-                        for n, folds_ in per_fold.items()},
-        "leave_one_dataset_out": left_out,
-        "reliability": reliability(out_of_fold, right),
-    }
-
-
-def reliability(probability: np.ndarray, right: np.ndarray, bins: int = BINS) -> list[dict]:
-    """Per confidence bin: rows, mean confidence and share right (for the diagram)."""
-    edges = np.linspace(0, 1, bins + 1)
-    index = np.clip(np.digitize(probability, edges[1:-1]), 0, bins - 1)
-    return [{"low": float(edges[b]), "high": float(edges[b + 1]), "rows": int((index == b).sum()),
-             "confidence": float(probability[index == b].mean()) if (index == b).any() else None,
-             "right": float(right[index == b].mean()) if (index == b).any() else None} for b in range(bins)]
 
 
 def held_out(tests: dict[str, Table], models: dict[Label, LogisticModel], thresholds: dict[Label, list]) -> dict:
@@ -609,55 +378,14 @@ is therefore held to the real-world calibrator and thresholds."""
 
 def fit_and_certify(everything: Table, datasets: np.ndarray, halves: np.ndarray, report: dict,
                     started: float) -> tuple[dict[Label, LogisticModel], dict[Label, list]]:
-    """Fit a model per label on the fit half, cross-validate it, and certify thresholds on the certify half.
-
-    Fills ``report["calibrator"]`` and ``report["risk"]``; returns the models and the thresholds.
-    """
-    fit_rows, certify_rows = halves == "fit", halves == "certify"
-    report["calibrator"] = {}
-    models: dict[Label, LogisticModel] = {}
-    folds = np.array([fold_of(c) for c in everything.claims])
-    for label in LABELS:
-        mask = everything.raw == label
-        right = everything.right(label)
-        strength = choose_strength(everything.features[mask], right[mask], datasets[mask], folds[mask])
-        cv = cross_validation(everything, datasets, label, strength)
-        fit = mask & fit_rows
-        models[label] = fit_model(everything.features[fit], right[fit], dataset_weights(datasets[fit]), strength)
-        report["calibrator"][label] = {"strength": strength, "cross_validation": cv, "fit_rows": int(fit.sum())}
-        auc = cv["pooled_out_of_fold"]["auc"]
-        print(f"{label}: C={strength}, out-of-fold AUC {auc if auc is None else round(auc, 3)}, "
-              f"ECE {cv['pooled_out_of_fold']['ece']:.3f} [{time.perf_counter() - started:.0f} s]", flush=True)
-
-    thresholds: dict[Label, list] = {}
-    certified: dict[str, dict] = {}
-    for label in DECISIVE:
-        mask = (everything.raw == label) & certify_rows
-        confidence = predict(models[label], everything.features[mask])
-        right = everything.right(label)[mask]
-        learn_rows = (everything.raw == label) & fit_rows
-        learn = (predict(models[label], everything.features[learn_rows]), everything.right(label)[learn_rows])
-        every = everything.raw == label
-        guard = Guard(report["calibrator"][label]["cross_validation"]["confidence_out_of_fold"],
-                      everything.right(label)[every], datasets[every])
-        thresholds[label] = certify_levels(confidence, right, DELTA / 2, learn=learn, guard=guard)
-        at_default = thresholds[label][LEVELS.index(DEFAULT_MIN_PRECISION)]
-        names = datasets[mask]
-        above = confidence >= (at_default if at_default is not None else 2.0)
-        certified[label] = {
-            "rows": int(mask.sum()), "share_right": float(right.mean()) if mask.any() else None,
-            "at_default_target": {
-                str(n): {"rows": int(((names == n) & above).sum()),
-                         "share_right": float(right[(names == n) & above].mean()) if ((names == n) & above).any()
-                         else None}
-                for n in np.unique(names)
-            },
-        }
-    for label in LABELS:
-        report["calibrator"][label]["cross_validation"].pop("confidence_out_of_fold")
-    report["risk"] = {"delta": DELTA, "levels": list(LEVELS), "thresholds": thresholds, "certify_rows": certified}
-    print("thresholds at 0.90:", {label: thresholds[label][LEVELS.index(0.9)] for label in DECISIVE}, flush=True)
-    return models, thresholds
+    """`veracity.calibration.fitting.fit_and_certify` on these rows, its figures merged into `report`."""
+    fitted = fitting.fit_and_certify(
+        everything, datasets, halves, delta=DELTA, default_target=DEFAULT_MIN_PRECISION,
+        say=lambda line: print(f"{line} [{time.perf_counter() - started:.0f} s]", flush=True))
+    report.update(fitted.report)
+    print("thresholds at 0.90:", {label: fitted.thresholds[label][LEVELS.index(0.9)] for label in DECISIVE},
+          flush=True)
+    return fitted.models, fitted.thresholds
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -48,6 +48,9 @@ DEFAULT_MIN_PRECISION = 0.90
 """The decisive precision a check asks of its offline judge and calculator by default; the shipped calibration
 certifies thresholds at this level (`veracity.offline.calibration.risk` states the same figure)."""
 
+CALIBRATION_OFF = "off"
+"""The `calibration` setting that uses no calibration file (the offline judge keeps its shipped calibration)."""
+
 JUDGE_ANSWER_TOKENS = 512
 """A judge answer: a label, a one- or two-sentence reason (~60 tokens), an evidence id and one verbatim
 quote (~40-150 tokens), and JSON punctuation: about 250 tokens at most, doubled for margin."""
@@ -259,6 +262,15 @@ class Context:
         "0.62'). A lower precision says more and is wrong more often; 0 turns the rule off.",
         Flag(metavar="P", everywhere=True),
         Bounds(0, 1, high_open=True),
+    ))
+    calibration: str | None = field(default=None, metadata=setting(
+        "limits",
+        "The judge's calibration file, written by `veracity calibrate` for that judge (model, prompt, version): "
+        "its confidences and certified thresholds rule the judge's verdicts at min_precision. Unset: the file "
+        "`veracity calibrate` wrote for this judge in the data folder, if there is one; else the offline judge "
+        "keeps its shipped calibration and a chat model's verdicts say 'uncalibrated'. 'off': no file.",
+        Flag(metavar="FILE", everywhere=True),
+        Requirement("be a file's path or 'off' (not blank)", is_named),
     ))
     check_deadline: float = field(default=600.0, metadata=setting(
         "limits",

@@ -241,13 +241,19 @@ class Verdict(BaseModel):
     confidence: float | None = Field(
         default=None, ge=0.0, le=1.0,
         description="The calibrated probability that the label is right (for an unverifiable verdict that leans, "
-                    "that its lean is right). Set by the offline judge and the calculator; None for a chat model's "
-                    "verdict or one reached without judging (no evidence, a failed search).",
+                    "that its lean is right). Set by the offline judge, the calculator, and a chat model calibrated by "
+                    "`veracity calibrate`; None for an uncalibrated chat model's verdict or one reached without "
+                    "judging (no evidence, a failed search).",
     )
     leaning: Literal["supported", "refuted"] | None = Field(
         default=None,
         description="An unverifiable verdict held back by risk control: the label it would have had. A lean never "
                     "makes a text pass.",
+    )
+    uncalibrated: bool = Field(
+        default=False,
+        description="A chat model's verdict with no calibration measured for that judge (`veracity calibrate`): "
+                    "its label is the model's own, with no confidence and no risk control.",
     )
 
     @property
@@ -256,10 +262,13 @@ class Verdict(BaseModel):
 
         A decisive web verdict whose page check failed says so; an unverifiable verdict that leans
         says which way and how confidently ("unverifiable, leans refuted, 0.62"); a verdict with a
-        calibrated confidence gives it ("supported, 0.94").
+        calibrated confidence gives it ("supported, 0.94"); a chat model's verdict with no calibration
+        says so ("supported, uncalibrated").
         """
         if self.page is not None and not self.page.verified and self.label != "unverifiable":
             return f"{self.label} (citation not verified on the page)"
+        if self.uncalibrated:
+            return f"{self.label}, uncalibrated"
         confidence = f", {self.confidence:.2f}" if self.confidence is not None else ""
         if self.label == "unverifiable" and self.leaning is not None:
             if self.confidence is not None:  # as its reason shows it: below the threshold it missed
@@ -367,6 +376,8 @@ class TraceRecord(BaseModel):
     structured: StructuredMethod | None = None
     """For a model call: how its JSON was asked for (a schema the server enforces, a tool call, the provider's
     default structured output, or the prompt alone)."""
+    logprob: float | None = None
+    """For a model call whose endpoint returned token log-probabilities: their mean over the answer."""
 
 
 class Summary(BaseModel):

@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 
     from veracity.cache import CachedSearch, CacheStore, ModelCallCache, default_cache_path, open_store
     from veracity.calculator.plugin import ShippedCalculator
+    from veracity.calibration.file import calibration_for
+    from veracity.calibration.identity import calibration_folder, judge_identity
+    from veracity.calibration.plugin import ChatCalibration
     from veracity.evidence.retriever import RetrieverBackend
     from veracity.kb.backend import KnowledgeBaseBackend
     from veracity.kb.paths import default_kb_path
@@ -33,10 +36,11 @@ if TYPE_CHECKING:
     from veracity.pages.plugin import PageFetcher
 
 __all__ = [
-    "BaseChatModel", "BaseRetriever", "CacheStore", "CachedSearch", "EmbeddingSupport",
+    "BaseChatModel", "BaseRetriever", "CacheStore", "CachedSearch", "ChatCalibration", "EmbeddingSupport",
     "KnowledgeBase", "KnowledgeBaseBackend", "ModelCallCache", "OfflineJudge", "OfflineSplitter", "PageFetcher",
     "RetrieverBackend", "ShippedCalculator", "default_cache_path", "default_embedder", "default_kb_path",
-    "endpoint_problem", "init_model", "model_endpoint", "open_store", "unreachable",
+    "calibration_folder", "calibration_for", "endpoint_problem", "init_model", "judge_identity", "model_endpoint",
+    "open_store", "unreachable",
 ]
 
 MODULES: dict[str, str] = {
@@ -44,6 +48,8 @@ MODULES: dict[str, str] = {
     "CacheStore": "veracity.cache", "CachedSearch": "veracity.cache", "ModelCallCache": "veracity.cache",
     "default_cache_path": "veracity.cache", "open_store": "veracity.cache",
     "ShippedCalculator": "veracity.calculator.plugin",
+    "ChatCalibration": "veracity.calibration.plugin", "calibration_for": "veracity.calibration.file",
+    "calibration_folder": "veracity.calibration.identity", "judge_identity": "veracity.calibration.identity",
     "RetrieverBackend": "veracity.evidence.retriever",
     "KnowledgeBaseBackend": "veracity.kb.backend", "default_kb_path": "veracity.kb.paths",
     "KnowledgeBase": "veracity.kb.store",

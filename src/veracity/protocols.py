@@ -53,6 +53,11 @@ class Ruled(Protocol):
         """The label an answer held back as unverifiable would have had."""
         ...
 
+    @property
+    def calibrated(self) -> bool:
+        """False for a chat model's answer with no calibration measured for that judge (it says "uncalibrated")."""
+        ...
+
 
 class ClaimSplitter(Protocol):
     """Splits a text into claims without a chat model, and says which statements are not worth checking."""
@@ -72,8 +77,13 @@ class ClaimSplitter(Protocol):
 class Judge(Protocol):
     """A judge that rules without a chat model, and checks its own verdicts as that judge needs."""
 
-    def rule(self, claim: str, evidence: list[Evidence], *, min_precision: float, source_mode: bool) -> Ruled:
-        """The ruled answer on `claim`: its label held to `min_precision` by the judge's own calibration."""
+    def rule(self, claim: str, evidence: list[Evidence], *, min_precision: float, source_mode: bool,
+             calibration: str | None = None) -> Ruled:
+        """The ruled answer on `claim`: its label held to `min_precision` by the judge's own calibration.
+
+        `calibration`: a calibration file measured for this judge on the user's data, used instead of the
+        shipped one (source mode keeps its own).
+        """
         ...
 
     def citation_problem(self, claim: str, cited: Evidence) -> str | None:
@@ -82,6 +92,30 @@ class Judge(Protocol):
 
     def version(self) -> str:
         """Which judge this is (its code, model and settings), recorded on the reports it judged."""
+        ...
+
+
+@dataclass(frozen=True)
+class Uncalibrated:
+    """A chat model's answer as it gave it: no calibration was measured for that judge."""
+
+    answer: Any
+    confidence: None = None
+    leaning: None = None
+    calibrated: bool = False
+
+
+class VerdictCalibration(Protocol):
+    """A calibration measured for a chat-model judge (`veracity calibrate`): it rules that judge's answers."""
+
+    def rule(self, claim: str, evidence: list[Evidence], answer: Any, *, min_precision: float,
+             logprob: float | None = None) -> Ruled:
+        """`answer` (the model's raw payload) with its calibrated confidence, held to `min_precision`.
+
+        `logprob` is the answer's mean token log-probability, where the endpoint returned them.
+
+        An answer that is no valid verdict comes back as it was, with no confidence: the gate refuses it.
+        """
         ...
 
 
@@ -188,4 +222,12 @@ class StepResources(Protocol):
 
     def judge_version(self, model: str) -> str | None:
         """The version of the judge a report's `model` names, when that judge has one (the offline judge's)."""
+        ...
+
+    def calibration(self, context: Context, run: RunScope | None = None) -> str | None:
+        """The calibration file the run's judge uses (`Context.calibration`, else the one kept for it), or None."""
+        ...
+
+    def chat_calibration(self, context: Context, run: RunScope | None = None) -> VerdictCalibration | None:
+        """The calibration of the run's chat-model judge, or None when none was measured for it (uncalibrated)."""
         ...

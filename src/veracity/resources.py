@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeGuard
 
 from veracity import plugins
-from veracity.context import DEFAULT_MODEL, Context
+from veracity.context import CALIBRATION_OFF, DEFAULT_MODEL, Context
 from veracity.errors import ConfigurationError
 from veracity.evidence.base import EvidenceBackend
 from veracity.evidence.capabilities import Capabilities
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
     from veracity.cache import CacheStore
     from veracity.calculator.plugin import ShippedCalculator
+    from veracity.calibration.plugin import ChatCalibration
     from veracity.offline.plugin import EmbeddingSupport, OfflineJudge, OfflineSplitter
     from veracity.pages.plugin import PageFetcher
 
@@ -220,16 +221,24 @@ def preload_steps(context: Context, mode: Mode) -> list[Callable[[], object]]:
     under way) instead of loading it again: the index of a knowledge base that exists already (a
     new default one is seeded by the check itself, as before), the sentence embedder (the report's
     reliability scores use it in every mode), and for an offline judge its entailment model and
-    version. For a run with no bound model or backend; `veracity.run.warmup` runs them on another
+    version (for a chat model too when a calibration may apply: its signals read that model). For a run
+    with no bound model or backend; `veracity.run.warmup` runs them on another
     thread while the check starts. A load that fails is left for its step to do again and report.
     """
     steps: list[Callable[[], object]] = []
     if mode.search == "kb":
         steps.append(functools.partial(_load_existing_knowledge_base, context.kb_path))
     steps.append(_default_embedder)
-    if step_model(context, mode, "judge") == OFFLINE:
+    if step_model(context, mode, "judge") == OFFLINE or _may_calibrate_chat(context):
         steps += [_entailment_model, _offline_judge_version]
     return steps
+
+
+def _may_calibrate_chat(context: Context) -> bool:
+    """Whether a chat model's verdicts may be calibrated (a file named, or kept): its signals read the offline model."""
+    if context.calibration is not None:
+        return context.calibration != CALIBRATION_OFF
+    return _holds_files(plugins.calibration_folder())
 
 
 def _load_existing_knowledge_base(path: str | None) -> None:
@@ -264,6 +273,11 @@ def _provider_settings() -> tuple[tuple[str, str], ...]:
                         if name.endswith(("_API_KEY", "_BASE_URL", "_API_BASE"))))
 
 
+def _holds_files(folder: Path) -> bool:
+    """Whether `folder` exists and holds at least one calibration file."""
+    return folder.is_dir() and any(folder.glob("*.json"))
+
+
 def _is_retriever(backend: object) -> TypeGuard[BaseRetriever]:
     """Whether `backend` is a LangChain retriever (LangChain is imported only to ask about a bound object)."""
     return isinstance(backend, plugins.BaseRetriever)
@@ -290,6 +304,8 @@ class Resources:
         self._models_lock = threading.Lock()  # preflights run in worker threads (`Checker.acheck`)
         self._mode: RunKey[Mode] = RunKey("mode")
         """Per run: its mode, resolved once (`mode`)."""
+        self._calibration: RunKey[str | None] = RunKey("calibration")
+        """Per run: the judge's calibration file, found once (`calibration`)."""
         self._unreachable: RunKey[dict[int, BaseChatModel]] = RunKey("unreachable models")
         """Per run: the created models whose endpoint did not answer the preflight probe, by id, each with the
         copy that fails at once in its place (see `veracity.llm.probe`)."""
@@ -325,6 +341,29 @@ class Resources:
     def judge_version(self, model: str) -> str | None:
         """The offline judge's version when a report's `model` says it ruled, else None."""
         return self.offline_judge().version() if judged_offline(model) else None
+
+    def calibration(self, context: Context, run: RunScope | None = None) -> str | None:
+        """The calibration file the run's judge uses, found once per run; None when there is none.
+
+        `Context.calibration` names one (checked to be measured for this judge: `ConfigurationError`
+        otherwise), or 'off' (none); unset, the file `veracity calibrate` kept for this judge in the data folder
+        is used when there is one.
+        """
+        mode = self.mode(context, run)  # before the run's lock is taken for the calibration
+        find = functools.partial(self._find_calibration, context, mode)
+        return find() if run is None else run.setdefault(self._calibration, find)
+
+    def _find_calibration(self, context: Context, mode: Mode) -> str | None:
+        if context.calibration is None and not _holds_files(plugins.calibration_folder()):
+            return None  # nothing kept: no need to name the judge (which reads the offline model's files)
+        judge = plugins.judge_identity(context, step_model(context, mode, "judge"))
+        found = plugins.calibration_for(judge, context.calibration)
+        return None if found is None else str(found.path)
+
+    def chat_calibration(self, context: Context, run: RunScope | None = None) -> ChatCalibration | None:
+        """The calibration of the run's chat-model judge, or None when none was measured for it."""
+        path = self.calibration(context, run)
+        return None if path is None else plugins.ChatCalibration.read(path)
 
     # -- the run's mode and models -----------------------------------------------------------------------------------
 
@@ -429,6 +468,7 @@ class Resources:
         built_in = BUILT_IN_BACKENDS.get(mode.search) if self._bound_backend is None else None
         if built_in is not None:
             built_in.check(context)
+        self.calibration(context, run)  # a calibration file that cannot be used is refused before the run
         stand_ins = self._probe([model for model in models if model is not self._bound_model])
         if stand_ins and run is not None:
             run.set(self._unreachable, stand_ins)

@@ -168,6 +168,8 @@ class ClaimUpdate(ClaimResults, total=False):
     """The calibrated confidence of the judge's answer (offline judge and calculator), or None."""
     judge_leaning: Literal["supported", "refuted"] | None
     """The label risk control held back, when the answer is an unverifiable that leans."""
+    judge_calibrated: bool
+    """False for a chat model's answer with no calibration measured for that judge."""
 
 
 class ClaimState(ClaimInput, ClaimUpdate, total=False):

@@ -36,8 +36,10 @@ def test_the_three_artefacts_describe_the_check(scripted: FakeWorld, tmp_path: P
     assert [path.name for path in written] == list(ARTEFACTS)
     assert veracity.Report.model_validate_json(written[0].read_text()) == report
     summary = written[1].read_text()
-    assert "| supported | Canberra is the capital of Australia. |" in summary
-    assert "| refuted | Sydney is the capital of Australia. |" in summary and "Outcome: **fail**" in summary
+    # a scripted chat model, with no calibration measured for it
+    assert "| supported, uncalibrated | Canberra is the capital of Australia. |" in summary
+    assert "| refuted, uncalibrated | Sydney is the capital of Australia. |" in summary
+    assert "Outcome: **fail**" in summary
     audit = written[2].read_text()
     for expected in ("## c1: Canberra is the capital of Australia.", "- the claim: “Canberra is the capital of "
                      "Australia.” (1 attempt(s), last ok: 1 item(s))", "`c1-e1` Australia note",

@@ -75,6 +75,7 @@ BAD: list[tuple[str, Any, str]] = [
     ("model", " ", " "),
     ("judge_model", "", ""),
     ("kb_path", " ", " "),
+    ("calibration", " ", " "),
     ("structured_output", "tool", "tool"),
     ("search", "bogus", "bogus"),
     ("source_title", "  ", "  "),

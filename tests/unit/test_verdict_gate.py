@@ -132,7 +132,8 @@ def test_a_chat_model_verdict_gets_only_the_checks_every_judge_gets(world: FakeW
 class StrictJudge:
     """A judge without a chat model whose own standard refuses any citation of the Nile note."""
 
-    def rule(self, claim: str, evidence: list[Evidence], *, min_precision: float, source_mode: bool) -> Ruled:
+    def rule(self, claim: str, evidence: list[Evidence], *, min_precision: float, source_mode: bool,
+             calibration: str | None = None) -> Ruled:
         raise AssertionError("the gate does not judge")
 
     def citation_problem(self, claim: str, cited: Evidence) -> str | None:

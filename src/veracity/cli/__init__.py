@@ -1,4 +1,4 @@
-"""The command line: `veracity check`, `batch`, `verify`, `ingest`, `kb`, `eval`, `serve` and `cache`.
+"""The command line: `veracity check`, `batch`, `verify`, `ingest`, `kb`, `eval`, `calibrate`, `serve` and `cache`.
 
 Each command's module is imported only when that command runs, so `veracity --help` starts at once.
 """
@@ -32,6 +32,10 @@ COMMANDS: dict[str, LazyCommand] = {
     "eval": LazyCommand(
         "veracity.cli.eval", "eval_command",
         "Measure the judge against labelled DATASET (JSONL) and optionally gate on a metric.",
+    ),
+    "calibrate": LazyCommand(
+        "veracity.cli.calibrate", "calibrate_command",
+        "Measure how often the configured judge is right on labelled DATASET, and certify when it may be decisive.",
     ),
     "serve": LazyCommand(
         "veracity.cli.serve", "serve_command", "Serve the fact-check graph over HTTP (FastAPI under uvicorn).",

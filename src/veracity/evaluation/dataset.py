@@ -47,23 +47,40 @@ class _Row(BaseModel):
     id: str = ""
 
 
+class TitledText(BaseModel):
+    """An evidence item given with its title (a document or page name): ``{"text": ..., "title": ...}``."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    text: NonBlank
+    title: str = ""
+
+
 class JudgeRow(_Row):
-    """A claim, the evidence to judge it on (one text or several), and the gold label."""
+    """A claim, the evidence to judge it on (one text or several), and the gold label.
+
+    An evidence item is a text, or ``{"text", "title"}`` where its title matters (search results carry
+    one). An optional ``group`` names the part of the data a row comes from (a dataset, a domain):
+    `veracity calibrate` weighs groups equally and holds each to the certified precision.
+    """
 
     claim: NonBlank
-    evidence: list[NonBlank] = Field(min_length=1, description="One text per evidence item.")
+    evidence: list[NonBlank | TitledText] = Field(min_length=1, description="One text per evidence item.")
     label: Label
+    group: str = ""
 
     @field_validator("evidence", mode="before")
     @classmethod
     def _one_text_is_one_item(cls, value: object) -> object:
-        return [value] if isinstance(value, str) else value
+        return [value] if isinstance(value, str | dict) else value
 
     def evidence_items(self, claim_id: str = "c1") -> list[Evidence]:
-        """The evidence as the judge sees it: items `c1-e1`, `c1-e2`, ... in row order."""
+        """The evidence as the judge sees it: items `c1-e1`, `c1-e2`, ... in row order (untitled: "evidence N")."""
         return [
-            Evidence(id=f"{claim_id}-e{i}", claim_id=claim_id, title=f"evidence {i}", text=text, backend="dataset")
-            for i, text in enumerate(self.evidence, start=1)
+            Evidence(id=f"{claim_id}-e{i}", claim_id=claim_id, backend="dataset",
+                     title=item.title if isinstance(item, TitledText) else f"evidence {i}",
+                     text=item.text if isinstance(item, TitledText) else item)
+            for i, item in enumerate(self.evidence, start=1)
         ]
 
 

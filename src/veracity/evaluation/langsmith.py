@@ -18,7 +18,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
 
-from veracity.evaluation.dataset import Dataset, Row
+from veracity.evaluation.dataset import Dataset, JudgeRow, Row
 from veracity.evaluation.matching import DEFAULT_MATCH_THRESHOLD
 from veracity.evaluation.metrics import balanced_accuracy
 from veracity.evaluation.rows import FAILED, KIND_LABELS, RowOutcome, failed_outcome, gold_labels
@@ -55,6 +55,11 @@ def dataset_name(dataset: Dataset) -> str:
     return f"veracity-eval {dataset.name} {dataset.sha256[:12]}"
 
 
+def unsent(row: Row) -> set[str]:
+    """The fields of `row` its LangSmith example leaves out: its id (given apart), and a judge row's group when unset."""
+    return {"id", "group"} if isinstance(row, JudgeRow) and not row.group else {"id"}
+
+
 def upload_dataset(client: Any, dataset: Dataset) -> str:
     """Create the LangSmith dataset for `dataset` unless it exists; return its name."""
     name = dataset_name(dataset)
@@ -63,7 +68,7 @@ def upload_dataset(client: Any, dataset: Dataset) -> str:
     created = client.create_dataset(name, description=f"veracity eval rows from {dataset.path} ({dataset.kind})")
     examples = [
         {
-            "inputs": {"row_id": row.id, **row.model_dump(mode="json", by_alias=True, exclude={"id"})},
+            "inputs": {"row_id": row.id, **row.model_dump(mode="json", by_alias=True, exclude=unsent(row))},
             "outputs": {"labels": gold},
             "metadata": {"row_id": row.id, "kind": dataset.kind},
         }

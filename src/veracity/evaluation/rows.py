@@ -10,13 +10,14 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 
 from veracity.context import Context
-from veracity.contracts import LABELS, Claim, Report
+from veracity.contracts import LABELS, Claim, Report, TraceRecord
 from veracity.errors import ConfigurationError
 from veracity.evaluation.dataset import ClaimsRow, DatasetKind, JudgeRow, PassRow, Row
 from veracity.evaluation.matching import DEFAULT_MATCH_THRESHOLD, match_claims
 from veracity.run.checker import Checker
 from veracity.source_mode import with_own_source
 from veracity.state import ClaimInput
+from veracity.step_support.names import JUDGE_CLAIM
 
 FAILED = "failed"
 """Predicted label of a row (or claim) whose check failed: a gate, tool or input failure. It scores 0."""
@@ -54,6 +55,12 @@ class RowOutcome:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         return {**dataclasses.asdict(self), "failed": self.failed}
+
+
+def answered_logprob(trace: list[TraceRecord]) -> float | None:
+    """The mean token log-probability of the judge's last answer (its verdict's), where the endpoint gave one."""
+    answers = [record for record in trace if record.step == JUDGE_CLAIM and record.outcome == "ok"]
+    return answers[-1].logprob if answers else None
 
 
 def failed_outcome(row: Row, kind: DatasetKind, message: str, seconds: float = 0.0) -> RowOutcome:
@@ -163,7 +170,8 @@ class RowEvaluator:
         return RowOutcome(
             row.id, [row.label], [verdict.label], float(verdict.label == row.label),
             tokens_in=tokens_in, tokens_out=tokens_out,
-            detail={"reason": verdict.reason, "evidence_id": verdict.evidence_id, "quote": verdict.quote},
+            detail={"reason": verdict.reason, "evidence_id": verdict.evidence_id, "quote": verdict.quote,
+                    "logprob": answered_logprob(trace)},
         )
 
     def _pass_row(self, row: PassRow, report: Report) -> RowOutcome:

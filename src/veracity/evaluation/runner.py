@@ -50,7 +50,11 @@ class ProgressCounter:
             self.on_progress(self.done, self.total)
 
 
-def _model_setting(mode: EvalMode, model: BaseChatModel | str | None) -> BaseChatModel | str | None:
+def model_setting(mode: EvalMode, model: BaseChatModel | str | None) -> BaseChatModel | str | None:
+    """The model a run of `mode` uses: 'offline', `model` (default the standard one) for 'llm', or `model` for 'auto'.
+
+    Raises ValueError when `mode` and `model` disagree, or for an unknown mode.
+    """
     if mode == "offline":
         if model not in (None, OFFLINE):
             raise ValueError("mode 'offline' runs the local judge; leave the model out or use mode 'llm'")
@@ -141,7 +145,7 @@ def prepare(
         raise ValueError("the similarity baseline applies to judge datasets ({claim, evidence, label} rows) only")
     if runs > 1:
         settings = {**settings, "cache": False}  # repeated runs measure the model's spread, not the cache's
-    chosen = _model_setting(mode, model)
+    chosen = model_setting(mode, model)
     if isinstance(chosen, str):
         settings = {**settings, "model": chosen}
         chosen = None

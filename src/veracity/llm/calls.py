@@ -37,6 +37,9 @@ class ModelReply:
     """How the answer was asked for (None: not by a chat model)."""
     note: str | None = None
     """Why the structured request was replaced by a plain one (the server refused it), or None."""
+    logprob: float | None = None
+    """The mean log-probability of the answer's tokens, where the endpoint returned them (OpenAI-style
+    ``logprobs``, e.g. a model made with ``logprobs=True``), else None."""
 
 
 @functools.cache
@@ -59,6 +62,16 @@ def _payload_of(message: BaseMessage | None) -> Any:
     if isinstance(message, AIMessage) and message.tool_calls:
         return message.tool_calls[0].get("args")
     return message.content if message is not None else None
+
+
+def _mean_logprob(message: BaseMessage | None) -> float | None:
+    """The mean token log-probability in an OpenAI-style ``logprobs`` of the message's metadata, or None."""
+    metadata = getattr(message, "response_metadata", None) or {}
+    logprobs = metadata.get("logprobs")
+    content = logprobs.get("content") if isinstance(logprobs, dict) else None
+    values = [item["logprob"] for item in content or () if isinstance(item, dict)
+              and isinstance(item.get("logprob"), int | float)]
+    return sum(values) / len(values) if values else None
 
 
 def _stopped_at_limit(message: BaseMessage | None) -> bool:
@@ -187,5 +200,6 @@ async def ask_structured(
     return ModelReply(
         payload=_payload_of(raw), tokens_in=tokens_in, tokens_out=tokens_out, cache=cache,
         truncated=_stopped_at_limit(raw), structured=method, note=note,
+        logprob=_mean_logprob(raw),
     )
 

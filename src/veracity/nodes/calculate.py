@@ -46,6 +46,6 @@ def calculate_claim(state: ClaimState, runtime: Runtime[Context], *, resources: 
     update: ClaimUpdate = {
         "claim_evidence": evidence, "judge_attempts": answered(attempt, ruling.answer),
         "computation": computed.computation, "trace": [record],
-        "judge_confidence": ruling.confidence, "judge_leaning": ruling.leaning,
+        "judge_confidence": ruling.confidence, "judge_leaning": ruling.leaning, "judge_calibrated": True,
     }
     return update

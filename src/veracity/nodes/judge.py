@@ -7,6 +7,7 @@ no longer than the evidence) and its answer by `judge_max_tokens` (`revise_max_t
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -20,7 +21,7 @@ from veracity.llm.caps import Step
 from veracity.llm.request_schema import bound_string, contract_schema, property_schema
 from veracity.prompts.judge import JUDGE_USER_TEMPLATE, SOURCE_JUDGE_ADDENDUM, format_evidence
 from veracity.prompts.retry import retry_feedback
-from veracity.protocols import Ruled, StepResources
+from veracity.protocols import Ruled, StepResources, Uncalibrated
 from veracity.run_scope import RunScope
 from veracity.state import ClaimState, ClaimUpdate, evidence_for
 from veracity.step_support.attempts import answered, gate_errors, next_attempt
@@ -53,13 +54,20 @@ def judge_messages(
 async def _judge(
     state: ClaimState, evidence: list[Evidence], context: Context, resources: StepResources, run: RunScope, *,
     cap: int,
-) -> tuple[ModelReply, Ruled | None]:
-    """The judge's answer, and for the offline judge its ruling by its own calibration (confidence, lean)."""
+) -> tuple[ModelReply, Ruled]:
+    """The judge's answer, ruled by the calibration of its judge (confidence, lean).
+
+    The offline judge rules with its shipped calibration or the file measured for it; a chat model's
+    answer is ruled by the calibration `veracity calibrate` measured for that model, else marked
+    uncalibrated.
+    """
     claim, feedback = state["claim"], state.get("feedback")
     source_mode = state.get("source_mode", False)
+    calibration = resources.calibration(context, run)
     if resources.offline(context, "judge", run):
         ruling = await asyncio.to_thread(resources.offline_judge().rule, claim.text, evidence,
-                                         min_precision=context.min_precision, source_mode=source_mode)
+                                         min_precision=context.min_precision, source_mode=source_mode,
+                                         calibration=calibration)
         return ModelReply(payload=ruling.answer, tokens_in=0, tokens_out=0), ruling
     messages = judge_messages(claim, evidence, context, feedback=feedback, source_mode=source_mode,
                               errors=gate_errors(state.get("judge_attempts")))
@@ -67,7 +75,12 @@ async def _judge(
         reply = await ask_structured(resources.chat_model(context, max_tokens=cap, step="judge", run=run), messages,
                                      JudgeOutput, run_name="judge_claim.model",
                                      structured_output=context.structured_output, request_schema=judge_schema(evidence))
-    return reply, None
+    measured = resources.chat_calibration(context, run) if calibration is not None else None
+    if measured is None:
+        return reply, Uncalibrated(reply.payload)
+    ruled = await asyncio.to_thread(measured.rule, claim.text, evidence, reply.payload,
+                                    min_precision=context.min_precision, logprob=reply.logprob)
+    return dataclasses.replace(reply, payload=ruled.answer), ruled
 
 
 def judge_schema(evidence: list[Evidence]) -> dict[str, Any]:
@@ -112,11 +125,12 @@ async def judge_claim(state: ClaimState, runtime: Runtime[Context], config: Runn
         record = traced.record("failed", f"model call failed: {exc}")
         return {
             "claim_evidence": evidence, "judge_attempts": answered(attempt, None, f"the model call failed: {exc}"),
-            "computation": None, "judge_confidence": None, "judge_leaning": None, "trace": [record],
+            "computation": None, "judge_confidence": None, "judge_leaning": None, "judge_calibrated": True,
+            "trace": [record],
         }
     record, error = answer_record(traced, reply, step=judge_step(state), cap=cap)
     return {
         "claim_evidence": evidence, "judge_attempts": answered(attempt, None if error else reply.payload, error),
         "computation": None, "trace": [record],
-        "judge_confidence": ruling.confidence if ruling else None, "judge_leaning": ruling.leaning if ruling else None,
+        "judge_confidence": ruling.confidence, "judge_leaning": ruling.leaning, "judge_calibrated": ruling.calibrated,
     }

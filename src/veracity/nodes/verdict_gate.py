@@ -117,6 +117,7 @@ def _verdict(state: ClaimState, gate: Gate, output: JudgeOutput, *, verified: bo
         computation=computation,
         confidence=state.get("judge_confidence") if own_answer else None,
         leaning=leaning,
+        uncalibrated=own_answer and state.get("judge_calibrated") is False,
     )
 
 

@@ -44,9 +44,19 @@ class OfflineJudge:
         """The entailment judge."""
         return shipped_judge()
 
-    def rule(self, claim: str, evidence: list[Evidence], *, min_precision: float, source_mode: bool) -> Ruling:
-        """The judge's finding on `claim`, ruled by the shipped calibration at `min_precision` (source mode's own)."""
+    def rule(self, claim: str, evidence: list[Evidence], *, min_precision: float, source_mode: bool,
+             calibration: str | None = None) -> Ruling:
+        """The judge's finding on `claim`, ruled at `min_precision` by the shipped calibration (source mode's own).
+
+        `calibration`: a file `veracity calibrate` measured for this judge, used instead of the shipped
+        calibration outside source mode.
+        """
         judgement = self.judge.assess(claim, evidence)
+        if calibration is not None and not source_mode:
+            from veracity.calibration.file import CalibrationFile
+
+            measured = CalibrationFile.read(calibration)
+            return RiskRule(min_precision, measured.calibrator, measured.risk).rule(judgement)
         return RiskRule.shipped(min_precision, source=source_mode).rule(judgement)
 
     def citation_problem(self, claim: str, cited: Evidence) -> str | None:

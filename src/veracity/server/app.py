@@ -306,6 +306,7 @@ def _analysis(answer: str, report: Report) -> dict[str, Any]:
         claims.append({
             "claim": claim.text, "label": verdict.label if verdict else "unverifiable",
             "leaning": verdict.leaning if verdict else None, "confidence": verdict.confidence if verdict else None,
+            "uncalibrated": verdict.uncalibrated if verdict else False,
             "quote": verdict.quote if verdict else None, "reason": verdict.reason if verdict else None,
             "source": (evidence.url or evidence.title) if evidence else None,
         })

@@ -17,5 +17,6 @@ def answer_record(traced: TracedStep, reply: ModelReply, *, step: Step, cap: int
     """
     error = truncation_error(step, cap) if reply.truncated else None
     record = traced.record("failed" if error else "ok", error or reply.note, tokens_in=reply.tokens_in,
-                           tokens_out=reply.tokens_out, cache=reply.cache, structured=reply.structured)
+                           tokens_out=reply.tokens_out, cache=reply.cache, structured=reply.structured,
+                           logprob=reply.logprob)
     return record, error

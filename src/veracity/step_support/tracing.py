@@ -35,9 +35,11 @@ class TracedStep:
         tokens_out: int = 0,
         cache: CacheOutcome | None = None,
         structured: StructuredMethod | None = None,
+        logprob: float | None = None,
     ) -> TraceRecord:
         """The trace record of the step so far: its outcome, why, and (for a model call or search) what it cost."""
         return TraceRecord(
             step=self.step, claim_id=self.claim_id, attempt=self.attempt, outcome=outcome, reason=reason,
             tokens_in=tokens_in, tokens_out=tokens_out, seconds=self.seconds, cache=cache, structured=structured,
+            logprob=logprob,
         )

@@ -31,6 +31,8 @@ class Ruling:
     """P(the label is right); for an unverifiable verdict that leans, P(the lean is right)."""
     leaning: DecisiveLabel | None = None
     """The label a held-back verdict would have had."""
+    calibrated: bool = True
+    """False for a chat model's answer with no calibration measured for that judge."""
 
 
 def held_back_reason(label: DecisiveLabel, confidence: float, threshold: float | None, min_precision: float,

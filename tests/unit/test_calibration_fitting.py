@@ -1,13 +1,13 @@
-"""training/fit_confidence.py: threshold certification and calibration scores on synthetic data with known answers."""
+"""veracity.calibration.fitting (what `veracity calibrate` and training/fit_confidence.py fit with): threshold
+certification and calibration scores on synthetic data with known answers."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from tests.unit.training_scripts import training_script
-
-fit = training_script("fit_confidence")
+from veracity.calibration import fitting as fit
+from veracity.offline.calibration.features import FEATURES
 
 
 def calibrated(rows: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -60,10 +60,10 @@ def test_expected_calibration_error_on_known_cases() -> None:
 
 def test_the_fitted_model_learns_which_signal_predicts_a_right_verdict() -> None:
     rng = np.random.default_rng(6)
-    features = rng.normal(size=(2000, len(fit.FEATURES)))
-    signal = fit.FEATURES.index("coverage")
+    features = rng.normal(size=(2000, len(FEATURES)))
+    signal = FEATURES.index("coverage")
     right = rng.uniform(size=2000) < 1 / (1 + np.exp(-2 * features[:, signal]))
-    model = fit.fit_model(features, right, np.ones(2000), strength=1.0)
+    model = fit.fit_model(features, right, np.ones(2000), strength=1.0, names=FEATURES)
     assert model.weights[signal] > 1.0
     assert all(abs(w) < 0.5 for i, w in enumerate(model.weights) if i != signal)
     probabilities = fit.predict(model, features)
@@ -94,3 +94,31 @@ def test_the_guard_keeps_one_dataset_from_carrying_another() -> None:
     assert fit.certify(confidence, right, target=0.9, delta=0.05, guard=guard) is None
     small = fit.Guard(confidence[:3005], right[:3005], groups[:3005])  # fewer hard rows than GUARD_ROWS
     assert small.holds(pooled, 0.9)
+
+
+def test_fit_and_certify_finds_the_signal_and_certifies_on_the_other_half() -> None:
+    # Supported verdicts whose "quality" signal predicts being right; refuted ones right at random.
+    rng = np.random.default_rng(8)
+    rows = 4000
+    quality = rng.normal(size=rows)
+    raw = np.where(rng.uniform(size=rows) < 0.7, "supported", "refuted")
+    right_supported = rng.uniform(size=rows) < 1 / (1 + np.exp(-3 * quality))
+    gold = np.where(raw == "supported", np.where(right_supported, "supported", "refuted"),
+                    np.where(rng.uniform(size=rows) < 0.5, "refuted", "supported"))
+    claims = [f"claim {n}" for n in range(rows)]
+    table = fit.Table("synthetic", claims, gold, raw, np.column_stack([quality, rng.normal(size=rows)]),
+                      ("quality", "noise"))
+    halves = np.array([fit.half_of(c) for c in claims])
+    fitted = fit.fit_and_certify(table, np.full(rows, "all"), halves)
+    supported = fitted.models["supported"]
+    assert supported.weights[0] > 1.0 and abs(supported.weights[1]) < 0.2
+    at_90 = fit.LEVELS.index(0.9)
+    threshold = fitted.thresholds["supported"][at_90]
+    assert threshold is not None
+    certify = (halves == "certify") & (raw == "supported")
+    kept = fit.predict(supported, table.features[certify]) >= threshold
+    assert (gold[certify][kept] == "supported").mean() >= 0.9
+    assert fitted.thresholds["refuted"][at_90] is None  # right half the time whatever the signals say
+    assert set(fitted.out_of_fold) == {"supported", "refuted", "unverifiable"}
+    coverage = fit.coverage_at(fitted, table, halves, 0.9)
+    assert 0 < coverage["coverage"] < 0.7 and coverage["precision"] >= 0.9
