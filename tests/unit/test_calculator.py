@@ -275,3 +275,19 @@ def test_a_comparison_before_a_figure_is_not_read_as_an_exact_figure() -> None:
 def test_two_things_in_time_order_are_compared_by_their_dates(claim: str, label: str) -> None:
     answer = calculate(claim, [PAINTER, CANAL], TODAY)
     assert answer is not None and answer.label == label, answer
+
+
+@pytest.mark.parametrize("claim", [
+    "A Northwind Business Class ticket comes with three checked bags, each allowed: up to 32 kg.",
+    "The 2 rear seats each take up to 40 kg.",
+])
+def test_a_measure_claim_that_also_counts_something_the_sentence_does_not_say_is_left_to_the_judge(
+    claim: str,
+) -> None:
+    evidence = [Evidence(id="c1-e1", claim_id="c1", backend="kb",
+                         text="Business Class fares include two checked bags of up to 32 kg each. The three rear "
+                              "seats each take up to 40 kg.")]
+    assert calculate(claim, evidence, datetime.date(2026, 11, 28)) is None
+    agreeing = claim.replace("three checked", "two checked").replace("The 2 rear", "The three rear")
+    computed = calculate(agreeing, evidence, datetime.date(2026, 11, 28))
+    assert computed is not None and computed.label == "supported"

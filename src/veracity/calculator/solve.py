@@ -21,7 +21,7 @@ from veracity.calculator.inputs import Source, Subject, subject_sources
 from veracity.calculator.plain import clause_of, figure_problem
 from veracity.calculator.questions import RELATION_WORDS, Question, Relation, parse_question
 from veracity.calculator.units import Unit, convert
-from veracity.calculator.values import Measure, find_measures
+from veracity.calculator.values import NUMBER, Measure, find_measures, number_value
 from veracity.contracts import Evidence, Label
 from veracity.offline.judge.words import content_stems
 
@@ -408,6 +408,8 @@ def _measure(question: Question, evidence: Sequence[Evidence], today: datetime.d
         return _missing(question, f"figure in {question.unit.dimension} units")
     measure = read.measure
     assert measure.unit is not None
+    if unread_numbers(question, read.source.sentence.text):
+        return None  # the claim says more than the figure ("three bags of up to 32 kg"): the judge reads it
     if question.relation == "=" and measure.unit.name == question.unit.name:
         # The same unit: a reading question for the judge, unless only rounding separates the figures
         # ("8,849 metres" against "8,848.86 metres"), which a text model reads as a contradiction.
@@ -439,6 +441,21 @@ def _measure(question: Question, evidence: Sequence[Evidence], today: datetime.d
         f" = {_range(low, high, unit)}")
     text = f"{question.subject}: {stated}{converted}; {_test(question, holds_now)}"
     return Answer(_label(holds_now, question.negated), text, used, today)
+
+
+def unread_numbers(question: Question, sentence: str) -> set[float]:
+    """The numbers a measure claim states besides its figure (digits or words) that `sentence` does not hold.
+
+    A measure claim is decided by one figure; a claim that also counts or dates something else
+    ("three checked bags, each up to 32 kg") is decided only if the sentence read says that too.
+    """
+    claimed = _values(f"{question.subject} {question.predicate}") - _values(question.stated)
+    return claimed - _values(sentence)
+
+
+def _values(text: str) -> set[float]:
+    """The values of the numbers written in `text`."""
+    return {value for value in (number_value(match.group(0)) for match in NUMBER.finditer(text)) if value is not None}
 
 
 def _rounding(stated: str) -> float:

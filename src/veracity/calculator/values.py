@@ -44,7 +44,8 @@ NUMBER_PATTERN = (
     rf"(?:\s+(?:{'|'.join(SCALES)})\b)?"
 )
 """A number in digits or words, with an optional scale word ("1.5 million", "twenty-one")."""
-_NUMBER = re.compile(NUMBER_PATTERN, re.IGNORECASE)
+NUMBER = re.compile(NUMBER_PATTERN, re.IGNORECASE)
+"""`NUMBER_PATTERN`, compiled."""
 _UNIT_AFTER = re.compile(rf"[\s-]*(?:{UNIT_PATTERN})", re.IGNORECASE)
 _NOUN_AFTER = re.compile(r"\s+([a-z]{3,})\b")
 
@@ -109,7 +110,7 @@ def find_measures(text: str) -> list[Measure]:
     Years ("in 1886") are read here too, as bare numbers; `dates` reads them as dates.
     """
     found: list[Measure] = []
-    for match in _NUMBER.finditer(text):
+    for match in NUMBER.finditer(text):
         value = number_value(match.group(0))
         if value is None:
             continue
