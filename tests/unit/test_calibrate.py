@@ -135,6 +135,11 @@ def test_the_command_refuses_too_few_rows_and_other_kinds_of_row(tmp_path: Path)
     passes.write_text(json.dumps({"text": "The sky is blue.", "expected": {"pass": True}}) + "\n")
     wrong_kind = runner.invoke(main, ["calibrate", str(passes), "--mode", "offline"])
     assert wrong_kind.exit_code == 2 and "needs judge rows" in wrong_kind.output
+    rows = str(write_rows(tmp_path / "rows.jsonl", MIN_ROWS))
+    calibrated = runner.invoke(main, ["calibrate", rows, "--mode", "offline", "--set", "calibration=x.json"])
+    assert calibrated.exit_code == 2 and "without a calibration" in calibrated.output
+    searching = runner.invoke(main, ["calibrate", rows, "--search", "web"])
+    assert searching.exit_code == 2 and "No such option" in searching.output  # the evidence is each row's own
 
 
 async def test_token_log_probabilities_where_the_endpoint_returns_them_become_a_signal() -> None:

@@ -56,13 +56,13 @@ def _missing_extra() -> list[str]:
 @click.argument("dataset", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--mode", type=click.Choice(["auto", "offline", "llm"]), default="auto", show_default=True,
               help="offline: the local judge. llm: a chat model (--model, default "
-                   f"{DEFAULT_MODEL}; --set judge_model=... for the judge alone). auto: as `veracity check` decides.")
+                   f"{DEFAULT_MODEL}; --judge-model for the judge alone). auto: as `veracity check` decides.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               help="Write the calibration here (and FILE.md, FILE.png beside it) instead of the data folder; "
                    "checks then use it with --calibration FILE.")
 @click.option("--concurrency", "-j", type=click.IntRange(1, 64), default=4, show_default=True,
               help="Rows a chat model judges at once.")
-@settings_options("eval", notes={"calibration": "Ignored here: the judge is measured without one."})
+@settings_options("calibrate")
 def calibrate_command(dataset: Path, mode: str, out_path: Path | None, concurrency: int,
                       settings: dict[str, Any]) -> None:
     """Measure how often the configured judge is right on labelled DATASET, and certify when it may be decisive.
@@ -85,7 +85,8 @@ def calibrate_command(dataset: Path, mode: str, out_path: Path | None, concurren
     missing = _missing_extra()
     if missing:
         _fail(err, "missing packages", f"{', '.join(missing)}: install them with pip install 'veracity[calibrate]'")
-    settings = {key: value for key, value in settings.items() if key != "calibration"}
+    if "calibration" in settings:
+        _fail(err, "bad option", "calibrate measures the judge without a calibration: leave calibration unset")
     try:
         with _progress(err) as bar:
             task = bar.add_task("rows", total=None) if bar is not None else None

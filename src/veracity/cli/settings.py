@@ -27,8 +27,11 @@ from veracity.evidence.capabilities import SEARCH_KINDS
 from veracity.llm.caps import CAP_SETTINGS
 from veracity.setting_rules import Bounds
 
-Command = Literal["check", "batch", "serve", "eval"]
-"""The commands that run checks and so take the settings."""
+Command = Literal["check", "batch", "serve", "eval", "calibrate"]
+"""The commands that run checks (or a judge) and so take the settings."""
+
+JUDGE_ONLY = ("model", "judge_model", "cache", "cache_path")
+"""The settings `veracity calibrate` offers as options: it runs the judge alone on given evidence."""
 
 SET_PARAM = "set_values"
 """The parameter `--set` fills."""
@@ -49,6 +52,8 @@ def flag_of(name: str) -> Flag | None:
 
 def dedicated(command: Command) -> tuple[str, ...]:
     """The Context fields `command` offers as options of their own, in Context's order."""
+    if command == "calibrate":
+        return tuple(name for name in SETTINGS if name in JUDGE_ONLY)
     return tuple(name for name in SETTINGS
                  if (flag := flag_of(name)) is not None and (flag.everywhere or command == "check"))
 
