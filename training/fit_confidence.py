@@ -422,7 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     everything = Table("calibration", sum((t.claims for t in calibration_tables), []),
                        np.concatenate([t.gold for t in calibration_tables]),
                        np.concatenate([t.raw for t in calibration_tables]),
-                       np.vstack([t.features for t in calibration_tables]))
+                       np.vstack([t.features for t in calibration_tables]), FEATURES)
     datasets = np.concatenate([np.full(len(t.gold), t.name) for t in calibration_tables])
     halves = np.array([half_of(c) for c in everything.claims])
     fit_rows, certify_rows = halves == "fit", halves == "certify"
