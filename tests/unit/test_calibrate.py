@@ -16,6 +16,7 @@ from veracity.calibration.runner import MIN_ROWS, TooFewRows, acalibrate
 from veracity.cli import main
 from veracity.errors import ConfigurationError
 from veracity.run.checker import Checker
+from veracity.testing import ScriptedChatModel
 
 CHECK = {"extract_model": "offline", "counter_search": False, "verify_pages": False}
 """A one-claim check: the offline splitter, one search, no page fetch."""
@@ -75,6 +76,17 @@ async def test_a_chat_verdict_with_no_calibration_says_uncalibrated() -> None:
     verdict = report.verdicts[0]
     assert verdict.label == "supported" and verdict.uncalibrated and verdict.confidence is None
     assert verdict.shown_label == "supported, uncalibrated"
+
+
+async def test_an_answer_given_as_json_text_is_marked_uncalibrated_too() -> None:
+    # A model asked through a JSON schema or the prompt answers with text, not a tool call.
+    from langchain_core.messages import AIMessage
+
+    judge = credulous_judge()
+    as_text = ScriptedChatModel(responder=lambda messages: AIMessage(content=json.dumps(judge.responder(messages))))
+    report = await Checker(model=as_text, backend=museum_backend()).acheck(claim(301), structured_output="prompt",
+                                                                           **CHECK)
+    assert report.verdicts[0].shown_label == "supported, uncalibrated"
 
 
 async def test_another_judges_calibration_file_is_refused_before_the_check(chat_calibration: Path,

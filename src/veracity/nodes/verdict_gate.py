@@ -95,15 +95,14 @@ def source_mode_reason(claim: Claim, label: str, reason: str) -> str:
     return f'The answer says "{claim.source}", which the source {verb}. {reason}'
 
 
-def _verdict(state: ClaimState, gate: Gate, output: JudgeOutput, *, verified: bool) -> Verdict:
+def _verdict(state: ClaimState, gate: Gate, output: JudgeOutput, *, verified: bool, own_answer: bool = True) -> Verdict:
+    """The verdict `output` makes; `own_answer` is False when the gate wrote it instead of the judge's answer."""
     computation = state.get("computation")
     verified = verified and (computation is None or bool(computation.inputs))
     reason = output.reason
     if state.get("source_mode"):
         reason = source_mode_reason(state["claim"], output.label, reason)
-    # The judge's confidence and lean describe its own answer; an answer the gate changed has neither.
-    payload = gate.payload
-    own_answer = isinstance(payload, dict) and payload.get("label") == output.label
+    # The judge's confidence, lean and calibration describe its own answer; an answer the gate wrote has none.
     leaning = state.get("judge_leaning") if own_answer and output.label == "unverifiable" else None
     return Verdict(
         claim_id=state["claim"].id,
@@ -143,7 +142,8 @@ def verdict_gate(state: ClaimState, runtime: Runtime[Context], config: RunnableC
                 verdict = _verdict(state, gate, output, verified=problem is None)
             elif off_topic is not None and gate.last_attempt:
                 verdict = _verdict(state, gate, JudgeOutput(
-                    label="unverifiable", reason=f"Nothing found decides the claim: {off_topic}."), verified=False)
+                    label="unverifiable", reason=f"Nothing found decides the claim: {off_topic}."), verified=False,
+                    own_answer=False)
             elif off_topic is not None:
                 error, headline = (f"{off_topic}; cite evidence about the claim's subject, or answer unverifiable",
                                    "cited evidence is about something else")
