@@ -258,8 +258,9 @@ class Context:
         "limits",
         "Decisive precision a calibrated judge must reach (the offline judge, the calculator, a chat model "
         "measured by `veracity calibrate`): a supported or refuted verdict is kept only when its calibrated "
-        "confidence clears the threshold certified for this precision on held-out data; below it the verdict is unverifiable and shows its lean ('unverifiable, leans refuted, "
-        "0.62'). A lower precision says more and is wrong more often; 0 turns the rule off.",
+        "confidence clears the threshold certified for this precision on held-out data; below it the verdict "
+        "is unverifiable and shows its lean ('unverifiable, leans refuted, 0.62'). A lower precision says more "
+        "and is wrong more often; 0 turns the rule off.",
         Flag(metavar="P", everywhere=True),
         Bounds(0, 1, high_open=True),
     ))

@@ -56,7 +56,7 @@ def dataset_name(dataset: Dataset) -> str:
 
 
 def unsent(row: Row) -> set[str]:
-    """The fields of `row` its LangSmith example leaves out: its id (given apart), and a judge row's group when unset."""
+    """The fields of `row` its LangSmith example leaves out: its id (given apart), and an unset judge row group."""
     return {"id", "group"} if isinstance(row, JudgeRow) and not row.group else {"id"}
 
 
