@@ -61,6 +61,7 @@ import numpy as np
 from calibrate import ASSETS, GRID, SMOOTHING, CachingModel, verify
 from claim_split import DEFAULT_DATA_DIR, ClaimSplit, read_jsonl
 
+from veracity.calibration.fitting import FOLD_SEED, FOLDS, fold_of, stable_fraction
 from veracity.contracts import LABELS, Evidence
 from veracity.evaluation.metrics import balanced_accuracy
 from veracity.offline.judge.decision import Candidate
@@ -68,8 +69,6 @@ from veracity.offline.judge.entailment_judge import EntailmentDecider, Entailmen
 from veracity.offline.model.entailment import EntailmentModel
 
 NLI_DIR = DEFAULT_DATA_DIR.parent / "nli" / "eval"
-FOLDS = 5
-FOLD_SEED = "veracity-cv-folds-v1"
 HEALTHVER_SEED = "veracity-healthver-split-v1"
 """Seed of HealthVer's calibration / test halves (hash of the hypothesis below 0.5: calibration)."""
 SAMPLE_SEED = 13
@@ -97,17 +96,6 @@ FEATURES = (
 """Per-row stacker features; "top support" is the highest P(supported) of a credible passage."""
 RIDGE = 0.01
 """L2 weight of the stacker (standardized features; the row weights sum to 1)."""
-
-
-def stable_fraction(seed: str, text: str) -> float:
-    """A number in [0, 1) that depends only on `seed` and the stripped `text`."""
-    digest = hashlib.sha256(f"{seed}\x00{text.strip()}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") / 2**64
-
-
-def fold_of(claim: str, folds: int = FOLDS, seed: str = FOLD_SEED) -> int:
-    """The fold of a claim: every row of one claim, in any dataset, lands in the same fold."""
-    return min(int(stable_fraction(seed, claim) * folds), folds - 1)
 
 
 def healthver_part(hypothesis: str) -> str:

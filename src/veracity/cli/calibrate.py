@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 import click
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from veracity.cli.row_progress import row_progress
 from veracity.cli.settings import settings_options
 from veracity.context import DEFAULT_MODEL
 from veracity.errors import ConfigurationError, InputError
@@ -88,12 +87,7 @@ def calibrate_command(dataset: Path, mode: str, out_path: Path | None, concurren
     if "calibration" in settings:
         _fail(err, "bad option", "calibrate measures the judge without a calibration: leave calibration unset")
     try:
-        with _progress(err) as bar:
-            task = bar.add_task("rows", total=None) if bar is not None else None
-
-            def on_progress(done: int, total: int) -> None:
-                if bar is not None and task is not None:
-                    bar.update(task, completed=done, total=total)
+        with row_progress(err, "veracity calibrate") as on_progress:
 
             def say(line: str) -> None:
                 err.print(f"[dim]{escape(line)}[/]", highlight=False)
@@ -121,9 +115,3 @@ def calibrate_command(dataset: Path, mode: str, out_path: Path | None, concurren
     if out_path is not None:
         click.echo(f"use it: veracity check ... --calibration {out_path}")
 
-
-def _progress(err: Console) -> Progress | nullcontext[None]:
-    if not err.is_terminal:
-        return nullcontext(None)
-    return Progress(TextColumn("[bold]veracity calibrate[/]"), BarColumn(), MofNCompleteColumn(),
-                    TimeRemainingColumn(), console=err, transient=True)

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 import click
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from veracity.cli.row_progress import row_progress
 from veracity.cli.settings import settings_options
 from veracity.context import DEFAULT_MODEL
 from veracity.errors import ConfigurationError, InputError
@@ -44,15 +43,6 @@ Exit codes:
   0  evaluation complete (and the --min-score gate passed, if given)
   1  the metric's mean over runs is below --min-score
   2  bad dataset, option or configuration (each bad line is named)"""
-
-
-def _progress(err: Console) -> Progress | nullcontext[None]:
-    if not err.is_terminal:
-        return nullcontext(None)
-    return Progress(
-        TextColumn("[bold]veracity eval[/]"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=err, transient=True,
-    )
 
 
 def _fail(err: Console, headline: str, message: str) -> None:
@@ -132,13 +122,7 @@ def eval_command(
     )
     err.print(f"[dim]veracity eval: {len(data.rows)} rows of {data.kind} data, {runs} run(s)[/]", highlight=False)
     try:
-        with _progress(err) as bar:
-            task = bar.add_task("rows", total=None) if bar is not None else None
-
-            def on_progress(done: int, total: int) -> None:
-                if bar is not None and task is not None:
-                    bar.update(task, completed=done, total=total)
-
+        with row_progress(err, "veracity eval") as on_progress:
             if use_langsmith:
                 from veracity.evaluation.langsmith import arun_langsmith_eval
 
