@@ -185,6 +185,46 @@ PAGE_VERIFIED: frozenset[str] = frozenset({"verified_live", "verified_fragment"}
 """Page outcomes that confirm the quote."""
 
 
+class AlignedSpan(BaseModel):
+    """A span of the claim or of the passage, with its character offsets `[start, end)` in that text."""
+
+    text: str
+    start: int
+    end: int
+
+
+class AlignedMatch(BaseModel):
+    """A claim span and the passage span that says the same, and how they relate."""
+
+    claim: AlignedSpan
+    passage: AlignedSpan
+    relation: str = Field(description="same, synonym, hypernym, derived, equal (numbers), paraphrase or hyponym.")
+
+
+class SpanDifference(BaseModel):
+    """What differs between the claim and the passage it lines up with, and whether it changes the meaning."""
+
+    kind: Literal["substitution", "swap", "polarity", "modality", "addition"]
+    claim: AlignedSpan | None = Field(default=None, description="The claim's side; None when only the passage has it.")
+    passage: AlignedSpan | None = Field(default=None, description="The passage's side; None for an addition.")
+    relation: str = Field(description="The lexical relation of the two sides (antonym, cohyponym, number, none, ...).")
+    span_kind: Literal["number", "name", "word", "negation", "modal"]
+    changing: float | None = Field(default=None, description="P(the difference changes the meaning).")
+
+
+class Alignment(BaseModel):
+    """The offline judge's alignment of a claim with the passage it relied on: matches and differences."""
+
+    passage: str = Field(description="The passage the claim was aligned with (a quotable slice of the evidence).")
+    coverage: float = Field(description="The share of the claim's content the passage matches.")
+    matches: list[AlignedMatch] = Field(default_factory=list)
+    differences: list[SpanDifference] = Field(default_factory=list)
+    changing_threshold: float = Field(
+        default=0.5, description="P(changing) at or above which a difference is read as changing the meaning.")
+    corrected_claim: str | None = Field(
+        default=None, description="The claim with the passage's words put back where a difference changes its meaning.")
+
+
 class PageCheck(BaseModel):
     """The cited web page, fetched after the judge: is the verdict's quote on it?"""
 
@@ -249,6 +289,10 @@ class Verdict(BaseModel):
         default=None,
         description="An unverifiable verdict held back by risk control: the label it would have had. A lean never "
                     "makes a text pass.",
+    )
+    alignment: Alignment | None = Field(
+        default=None, description="The offline judge's alignment of the claim with the passage it was compared with: "
+                                  "what matches, what differs, and the corrected claim where one is proposed.",
     )
     uncalibrated: bool = Field(
         default=False,

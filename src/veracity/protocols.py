@@ -54,6 +54,11 @@ class Ruled(Protocol):
         ...
 
     @property
+    def alignment(self) -> dict[str, Any] | None:
+        """The claim aligned with the passage the judge relied on (`contracts.Alignment` as data), or None."""
+        ...
+
+    @property
     def calibrated(self) -> bool:
         """False for a chat model's answer with no calibration measured for that judge (it says "uncalibrated")."""
         ...
@@ -103,6 +108,7 @@ class Uncalibrated:
     confidence: None = None
     leaning: None = None
     calibrated: bool = False
+    alignment: None = None
 
 
 class VerdictCalibration(Protocol):

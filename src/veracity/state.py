@@ -170,6 +170,8 @@ class ClaimUpdate(ClaimResults, total=False):
     """The label risk control held back, when the answer is an unverifiable that leans."""
     judge_calibrated: bool
     """False for a chat model's answer with no calibration measured for that judge."""
+    judge_alignment: dict[str, Any] | None
+    """The offline judge's alignment of the claim with the passage it relied on (`contracts.Alignment`), or None."""
 
 
 class ClaimState(ClaimInput, ClaimUpdate, total=False):

@@ -45,6 +45,9 @@ def verdict_table(report: Report) -> Table:
             quote = Text(verdict.reason, style="dim italic")
             if verdict.quote:
                 quote.append(f"\nclosest: “{verdict.quote}”", style="dim")
+        if verdict.label != "supported" and verdict.alignment is not None \
+                and verdict.alignment.corrected_claim is not None:
+            quote.append(f"\nby the source: {verdict.alignment.corrected_claim}", style="cyan")
         source = ""
         if evidence is not None:
             source = evidence.title or ""

@@ -47,5 +47,6 @@ def calculate_claim(state: ClaimState, runtime: Runtime[Context], *, resources: 
         "claim_evidence": evidence, "judge_attempts": answered(attempt, ruling.answer),
         "computation": computed.computation, "trace": [record],
         "judge_confidence": ruling.confidence, "judge_leaning": ruling.leaning, "judge_calibrated": True,
+        "judge_alignment": None,
     }
     return update

@@ -75,9 +75,11 @@ def evaluate(
             verdict = verdicts.get(claim_id)
             if verdict is not None and verdict.label != "supported" and claim_id not in tool_failures:
                 verb = "contradicts" if verdict.label == "refuted" else "does not support"
+                corrected = verdict.alignment.corrected_claim if verdict.alignment else None
+                proposal = f'; by the source it would read "{corrected}"' if corrected else ""
                 issues.append(EvaluationIssue(
                     code="unsupported_by_source", claim_id=claim_id, revisable=False,
-                    message=f'{claim_id}: the answer says "{claim.source}", which the source {verb}',
+                    message=f'{claim_id}: the answer says "{claim.source}", which the source {verb}{proposal}',
                 ))
 
     for claim_id in verdicts:

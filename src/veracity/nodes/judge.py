@@ -126,11 +126,12 @@ async def judge_claim(state: ClaimState, runtime: Runtime[Context], config: Runn
         return {
             "claim_evidence": evidence, "judge_attempts": answered(attempt, None, f"the model call failed: {exc}"),
             "computation": None, "judge_confidence": None, "judge_leaning": None, "judge_calibrated": True,
-            "trace": [record],
+            "judge_alignment": None, "trace": [record],
         }
     record, error = answer_record(traced, reply, step=judge_step(state), cap=cap)
     return {
         "claim_evidence": evidence, "judge_attempts": answered(attempt, None if error else reply.payload, error),
         "computation": None, "trace": [record],
         "judge_confidence": ruling.confidence, "judge_leaning": ruling.leaning, "judge_calibrated": ruling.calibrated,
+        "judge_alignment": ruling.alignment,
     }

@@ -17,6 +17,7 @@ from langgraph.runtime import Runtime
 from veracity.citations import quote_problem
 from veracity.context import Context
 from veracity.contracts import (
+    Alignment,
     Claim,
     Computation,
     Evidence,
@@ -117,6 +118,8 @@ def _verdict(state: ClaimState, gate: Gate, output: JudgeOutput, *, verified: bo
         confidence=state.get("judge_confidence") if own_answer else None,
         leaning=leaning,
         uncalibrated=own_answer and state.get("judge_calibrated") is False,
+        alignment=Alignment.model_validate(state["judge_alignment"]) if own_answer and state.get("judge_alignment")
+        else None,
     )
 
 

@@ -11,7 +11,7 @@ hand-labelled cases (`CaseRule`): the calculator's, and the permission rule's.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from veracity.contracts import JudgeOutput, rounded_down
@@ -33,6 +33,8 @@ class Ruling:
     """The label a held-back verdict would have had."""
     calibrated: bool = True
     """False for a chat model's answer with no calibration measured for that judge."""
+    alignment: dict[str, Any] | None = None
+    """The claim aligned with the passage the offline judge relied on (`contracts.Alignment` as data)."""
 
 
 def held_back_reason(label: DecisiveLabel, confidence: float, threshold: float | None, min_precision: float,
@@ -102,9 +104,11 @@ class RiskRule:
         """
         answer = judgement.output()
         if judgement.decision.basis == "permission" and answer["label"] != "unverifiable":
-            return CaseRule.shipped("permission", self.min_precision).rule(answer)
-        confidence = self.calibrator.confidence(answer["label"], judgement_features(judgement))
-        return risk_controlled(answer, confidence, self.risk, self.min_precision)
+            ruling = CaseRule.shipped("permission", self.min_precision).rule(answer)
+        else:
+            confidence = self.calibrator.confidence(answer["label"], judgement_features(judgement))
+            ruling = risk_controlled(answer, confidence, self.risk, self.min_precision)
+        return replace(ruling, alignment=judgement.alignment())
 
 
 CaseSection = Literal["calculator", "permission"]

@@ -11,11 +11,14 @@ rules from the entailment model's probabilities and is the shipped judge's decid
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from veracity.contracts import Label
 from veracity.offline.judge.signals import Signals
 from veracity.offline.model.entailment import Probabilities
+
+if TYPE_CHECKING:
+    from veracity.offline.difference.alignment import Alignment
 
 
 @dataclass(frozen=True)
@@ -38,18 +41,23 @@ class Candidate:
     about: str = ""
     """The title of the evidence item (a document or page title): what a passage that opens with
     "It ..." is about."""
+    context: str = field(default="", repr=False)
+    """The whole text of the evidence item the passage was cut from."""
 
     def contains(self, other: Candidate) -> bool:
         """Whether `other` is a passage inside this one (same evidence item)."""
         return other.evidence_id == self.evidence_id and self.start <= other.start and other.end <= self.end
 
 
-Basis = Literal["entailment", "number", "negation", "entity", "permission", "set_aside", "hearsay", "unclear",
+Basis = Literal["entailment", "difference", "addition",
+                "number", "negation", "entity", "permission", "set_aside", "hearsay", "unclear",
                 "off_topic", "no_evidence", "rules"]
 """What a decision rests on: the entailment model's reading, an override signal that turned it into a
 refutation (number, negation, entity), a permission that a sentence forbids outright (or the
 reverse), a passage about something else set aside, a passage that only asks or reports, no passage
-clear enough, no evidence about the subject, no evidence text, or the rule-based deciders' own rules."""
+clear enough, no evidence about the subject, no evidence text, or the rule-based deciders' own rules.
+"difference": a meaning-changing difference between the claim and the sentence it lines up with;
+"addition": claim content the sentence it lines up with has no counterpart for."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +68,8 @@ class Decision:
     reason: str
     candidate: Candidate | None = None
     basis: Basis = "rules"
+    alignment: Alignment | None = None
+    """The claim aligned with the passage it was compared with, differences named (the entailment judge)."""
 
 
 class Decider(Protocol):

@@ -29,6 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from veracity.contracts import Evidence
+from veracity.offline.difference.reader import DifferenceReader
 from veracity.offline.judge.base import (
     JUDGEMENTS_REMEMBERED,
     MAX_SENTENCES_PER_ITEM,
@@ -38,6 +39,7 @@ from veracity.offline.judge.base import (
     same_paragraph,
 )
 from veracity.offline.judge.decision import Candidate, Decision
+from veracity.offline.judge.difference_rule import DifferenceRule
 from veracity.offline.judge.permission import permission_conflict
 from veracity.offline.judge.relevance import same_subject_and_predicate, subject_phrase_stems
 from veracity.offline.judge.signals import (
@@ -54,7 +56,7 @@ from veracity.offline.sentences import Sentence
 
 OVERRIDE_SIGNALS = tuple(CONTRADICTION_DETECTORS)
 """Contradiction detectors a config may name in ``overrides``."""
-RULES = ("relevance", "on_point", "hearsay", "permission", "narrower_negation")
+RULES = ("relevance", "on_point", "hearsay", "permission", "narrower_negation", "differences")
 """The decision's rules a config may name in ``rules`` (each is described in `EntailmentDecider`); the
 overrides are named apart, in ``overrides``."""
 NEAR_COPY_SIMILARITY = 0.9
@@ -137,9 +139,18 @@ class EntailmentDecider:
     """
 
     settings: JudgeSettings
+    differences: DifferenceRule | None = None
+    """With the rule ``differences``: the decision read against the claim's differences (`difference_rule`)."""
 
     def decide(self, claim: str, candidates: list[Candidate]) -> Decision:
-        """Apply the rules above; the reason gives the probabilities that decided."""
+        """Apply the rules above, then read the decision against the differences (with that rule)."""
+        decision = self._decide(claim, candidates)
+        if self.differences is None or decision.basis in ("no_evidence", "permission"):
+            return decision
+        return self.differences.apply(claim, candidates, decision)
+
+    def _decide(self, claim: str, candidates: list[Candidate]) -> Decision:
+        """The rules above; the reason gives the probabilities that decided."""
         scored = [c for c in candidates if c.entailment is not None]
         if not scored:
             return Decision("unverifiable", "No evidence text to judge the claim against.", basis="no_evidence")
@@ -335,8 +346,9 @@ class EntailmentJudge(PassageJudge):
         self._model = model
         config = getattr(model, "config", None) if model is not None else None
         self.settings = settings or JudgeSettings.from_config(config)
-        super().__init__(decider=EntailmentDecider(self.settings), embedder=embedder, remembered=remembered,
-                         reads_off_topic="relevance" not in self.settings.rules)
+        differences = DifferenceRule(DifferenceReader()) if "differences" in self.settings.rules else None
+        super().__init__(decider=EntailmentDecider(self.settings, differences), embedder=embedder,
+                         remembered=remembered, reads_off_topic="relevance" not in self.settings.rules)
 
     @property
     def model(self) -> EntailmentModel:
@@ -376,7 +388,7 @@ class EntailmentJudge(PassageJudge):
             candidates.append(Candidate(
                 evidence_id=item.evidence.id, text=text, start=start, end=end, similarity=closeness,
                 signals=compute_signals(claim, text, about=item.evidence.title), sentences=last - first + 1,
-                about=item.evidence.title,
+                about=item.evidence.title, context=item.evidence.text,
             ))
         probabilities = self.model.probabilities([c.text for c in candidates], claim)
         return [replace(c, entailment=p) for c, p in zip(candidates, probabilities, strict=True)]

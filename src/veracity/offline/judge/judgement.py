@@ -39,6 +39,11 @@ class Judgement:
         """True when evidence was found but none of it is about the claim's subject."""
         return bool(self.evidence) and not self.relevant
 
+    def alignment(self) -> dict[str, Any] | None:
+        """The claim aligned with the passage the decision was read against (`contracts.Alignment` as data)."""
+        alignment = self.decision.alignment
+        return dict(alignment.as_dict()) if alignment is not None else None
+
     def output(self) -> dict[str, Any]:
         """The decision as a validated `JudgeOutput` dict; an unverifiable one cites the closest passage."""
         return to_judge_output(self.decision, closest=self.closest)
