@@ -415,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
         columns = [kept["feature_names"].index(name) for name in FEATURES]
         for table in [*kept["calibration"], *kept["test"].values()]:
             table.features = table.features[:, columns]
-    calibration_tables = kept["calibration"] if kept else []
+    calibration_tables = [t for t in kept["calibration"] if t.name in CALIBRATION_SETS] if kept else []
     for name in CALIBRATION_SETS if not kept else ():
         rows = load_rows(name, "calibration")
         calibration_tables.append(tabulate(name, rows, judge_rows(rows, judge, memory, f"{name}/calibration")))

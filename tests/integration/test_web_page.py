@@ -167,43 +167,40 @@ def test_skipped_statements_are_listed_with_their_reasons(browser) -> None:
         ]
 
 
-def test_a_held_back_verdict_shows_its_closest_quote_beside_its_lean(browser) -> None:
+def checked_against_source(browser, text: str, source: str):
+    """Check `text` against `source` offline in the page; the one verdict row."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
-    claim = "You can return the package within 30 days."
-    policy = "The customer may return a package within 14 days of the delivery date."
     with serving(create_app(model="offline", api_key="")) as url:
         browser.get(url + "/")
-        browser.find_element(By.ID, "text").send_keys(claim)
-        browser.find_element(By.ID, "source").send_keys(policy)
+        browser.find_element(By.ID, "text").send_keys(text)
+        browser.find_element(By.ID, "source").send_keys(source)
         Select(browser.find_element(By.ID, "mode")).select_by_value("offline")
         browser.find_element(By.ID, "check").click()
         WebDriverWait(browser, 90).until(lambda b: b.find_element(By.ID, "status").text in {"done"}
                                          or b.find_element(By.ID, "status").text.startswith("error"))
         assert browser.find_element(By.ID, "status").text == "done"
         [row] = browser.find_elements(By.CSS_SELECTOR, "#verdicts tbody tr")
-        assert re.fullmatch(r"unverifiable, leans refuted, 0\.\d\d", row.find_element(By.CLASS_NAME, "label").text)
-        closest = row.find_element(By.CSS_SELECTOR, "blockquote.closest").text
-        assert closest.startswith("closest: “") and "14 days" in closest, closest
+        return row
+
+
+def test_a_held_back_verdict_shows_its_closest_quote_beside_its_lean(browser) -> None:
+    from selenium.webdriver.common.by import By
+
+    row = checked_against_source(browser, "You can return the package within 30 days.",
+                                 "The customer may return a package within 14 days of the delivery date.")
+    assert re.fullmatch(r"unverifiable, leans refuted, 0\.\d\d", row.find_element(By.CLASS_NAME, "label").text)
+    closest = row.find_element(By.CSS_SELECTOR, "blockquote.closest").text
+    assert closest.startswith("closest: “") and "14 days" in closest, closest
 
 
 def test_the_differing_words_are_marked_and_the_correction_shown(browser) -> None:
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select, WebDriverWait
 
-    with serving(create_app(model="offline", api_key="")) as url:
-        browser.get(url + "/")
-        browser.find_element(By.ID, "text").send_keys("The capital of Provence is Lyon.")
-        browser.find_element(By.ID, "source").send_keys("The capital of Provence is Marseille.")
-        Select(browser.find_element(By.ID, "mode")).select_by_value("offline")
-        browser.find_element(By.ID, "check").click()
-        WebDriverWait(browser, 90).until(lambda b: b.find_element(By.ID, "status").text in {"done"}
-                                         or b.find_element(By.ID, "status").text.startswith("error"))
-        assert browser.find_element(By.ID, "status").text == "done"
-        [row] = browser.find_elements(By.CSS_SELECTOR, "#verdicts tbody tr")
-        assert [mark.text for mark in row.find_elements(By.CSS_SELECTOR, "blockquote mark")] == ["Marseille"]
-        assert row.find_element(By.CSS_SELECTOR, "small.difference").text == \
-            "by the source: The capital of Provence is Marseille."
-        ARTIFACTS.mkdir(exist_ok=True)
-        browser.save_screenshot(str(ARTIFACTS / "web-page-difference.png"))
+    row = checked_against_source(browser, "The capital of Provence is Lyon.", "The capital of Provence is Marseille.")
+    assert [mark.text for mark in row.find_elements(By.CSS_SELECTOR, "blockquote mark")] == ["Marseille"]
+    assert row.find_element(By.CSS_SELECTOR, "small.difference").text == \
+        "by the source: The capital of Provence is Marseille."
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.save_screenshot(str(ARTIFACTS / "web-page-difference.png"))
