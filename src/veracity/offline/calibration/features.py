@@ -4,11 +4,7 @@ Every feature is computed from what the judge already has: the entailment probab
 scored passages, their lexical signals, and which evidence items are about the claim's subject.
 For a supported or refuted judgement the features describe the passage that decided, read for
 that label ("for" is P(supported) of a supported verdict, P(refuted) of a refuted one); for an
-unverifiable one, the passage that reads strongest for the side its passages lean to. The difference
-reader's findings count too: whether a difference decided (`difference`) and how much of the claim the
-passage lines up with (`aligned`). (The strongest difference's P(changing) was tried as a third; the
-certify half could not tell the two sets apart, and with it the held-out test parts kept far fewer
-verdicts, so it was left out: see the benchmark history, issue 45.)
+unverifiable one, the passage that reads strongest for the side its passages lean to.
 """
 
 from __future__ import annotations
@@ -31,7 +27,6 @@ FEATURES: tuple[str, ...] = (
     "similarity", "coverage", "missing_words", "few_missing", "unmentioned", "coverage_x_for", "entity_coverage",
     "claim_has_number", "numbers_agree", "subject_named", "passage_names_subject", "override", "override_number",
     "override_negation", "override_entity", "set_aside", "hearsay", "hedged", "claim_words", "off_topic",
-    "difference", "aligned",
 )
 """The calibrator's inputs, in the order its weights are stored.
 
@@ -144,8 +139,4 @@ def judgement_features(judgement: Judgement) -> dict[str, float]:
     values["override_negation"] = float(basis == "negation")
     values["override_entity"] = float(basis == "entity")
     values["set_aside"] = float(basis == "set_aside")
-    values["difference"] = float(basis == "difference")
-    alignment = judgement.decision.alignment
-    if alignment is not None:
-        values["aligned"] = alignment.coverage
     return values
