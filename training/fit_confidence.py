@@ -70,7 +70,7 @@ from veracity.calibration.fitting import (
     predict,
 )
 from veracity.contracts import Label
-from veracity.offline.calibration.confidence import LogisticModel
+from veracity.offline.calibration.confidence import LogisticModel, shipped_calibration
 from veracity.offline.calibration.features import FEATURES, judgement_features
 from veracity.offline.calibration.risk import DEFAULT_MIN_PRECISION
 from veracity.offline.judge.judgement import Judgement
@@ -395,6 +395,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "training" / "out" / "fit-confidence.json",
                         help="full results (JSON)")
     parser.add_argument("--dry-run", action="store_true", help="print, write nothing into the package")
+    parser.add_argument("--shipped-held-out", action="store_true",
+                        help="also measure the test parts under the calibration the package ships now (after a "
+                             "change to the judge, before deciding to ship a new calibration)")
     parser.add_argument("--no-test", action="store_true", help="skip the held-out measurement")
     parser.add_argument("--tables", type=Path, default=None,
                         help="also keep the judged rows' features here (a pickle), for analysis")
@@ -463,6 +466,13 @@ def main(argv: list[str] | None = None) -> int:
         for name, r in report["held_out"].items():
             print(f"{name}: before {r['before']}, after {r['after']}", flush=True)
         print(f"source mode, {SOURCE_SET}: {report['source']['held_out'][SOURCE_SET]['after']}", flush=True)
+        if args.shipped_held_out:  # today's judge under the calibration the package ships, not the one just fitted
+            shipped_now = shipped_calibration()
+            report["held_out_shipped"] = held_out(
+                tests, {label: LogisticModel.from_dict(model) for label, model in shipped_now["models"].items()},
+                shipped_now["risk"]["thresholds"])
+            for name, r in report["held_out_shipped"].items():
+                print(f"{name}, shipped calibration: {r['after']}", flush=True)
 
     if args.tables and not args.reuse_tables:
         import pickle
