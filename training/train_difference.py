@@ -341,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
     """Build the rows or fit (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--build", action="store_true", help="align and write the difference rows first")
-    parser.add_argument("--limit-nli", type=int, default=1500, help="CAD-SNLI and FEVER rows each (seeded)")
+    parser.add_argument("--limit-nli", type=int, default=1200, help="CAD-SNLI and FEVER rows each (seeded)")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--sources", default="written,cad,fever", help="sources trained on (comma-separated)")
     parser.add_argument("--families", default="", help="feature families on (default: all)")
