@@ -48,13 +48,14 @@ from veracity.offline.difference.classifier import DifferenceClassifier, Thresho
 from veracity.offline.difference.features import FAMILIES, difference_features, vector  # noqa: E402
 from veracity.offline.difference.reader import DifferenceReader, best_alignment  # noqa: E402
 from veracity.offline.difference.tokens import tokenize  # noqa: E402
+from veracity.offline.judge.difference_rule import MIN_COVERAGE  # noqa: E402
+from veracity.offline.judge.entailment_judge import JudgeSettings  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "nli" / "train"
 ROWS = HERE / "out" / "difference-rows.jsonl"
 TARGET = ROOT / "src" / "veracity" / "offline" / "assets" / "difference" / "classifier.json"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(£$€])")
-MIN_COVERAGE = 0.5
-SUPPORT = 0.375
+SUPPORT = JudgeSettings.from_config().support
 """The shipped judge's support threshold (``config.json``)."""
 
 
