@@ -186,7 +186,10 @@ PAGE_VERIFIED: frozenset[str] = frozenset({"verified_live", "verified_fragment"}
 
 
 class AlignedSpan(BaseModel):
-    """A span of the claim or of the passage, with its character offsets `[start, end)` in that text."""
+    """A span of the claim or of the passage, with its character offsets `[start, end)` in that text.
+
+    A swap's span covers both swapped words and its text names just the two, joined by "…".
+    """
 
     text: str
     start: int

@@ -26,7 +26,11 @@ SLOT_KINDS: frozenset[DifferenceKind] = frozenset({"substitution", "swap", "pola
 
 @dataclass(frozen=True)
 class Span:
-    """Text at `[start, end)` of the claim or of the passage."""
+    """Text at `[start, end)` of the claim or of the passage.
+
+    A swap's span covers both swapped words, and its text names just the two, joined by "…"
+    ("Canberra … Melbourne"); every other span's text is exactly the slice.
+    """
 
     text: str
     start: int
