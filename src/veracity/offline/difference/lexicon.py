@@ -22,6 +22,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
 from typing import Any, Literal
 
+from veracity.bounded_memory import BoundedMemory
+
 Relation = Literal["same", "synonym", "hypernym", "hyponym", "antonym", "cohyponym", "derived", "none"]
 """How a claim's word relates to a passage's word (see `Lexicon.relation`)."""
 
@@ -61,6 +63,8 @@ _SUBSTITUTIONS: Mapping[str, Sequence[tuple[str, str]]] = {
 _NEGATING_PREFIXES = ("non-", "non", "un")
 _DERIVING_SUFFIXES = ("able", "ible", "ation", "ion", "ment", "ness", "ity", "al", "er", "or", "ly")
 _SHORTEST_STEM = 3
+RELATIONS_REMEMBERED = 65_536
+"""Word pairs whose relation a lexicon keeps: a claim meets the same passage words in every candidate sentence."""
 
 
 def _normalise(word: str) -> str:
@@ -78,6 +82,7 @@ class Lexicon:
         self._derived: Mapping[str, list[str]] = tables["derived"]
         self._exceptions: Mapping[str, Mapping[str, list[str]]] = tables["exceptions"]
         self._antonym_synsets = frozenset((a, b) for a, b in tables["antonym_synsets"])
+        self._relations: BoundedMemory[tuple[str, str], Relation] = BoundedMemory(RELATIONS_REMEMBERED)
         self.synset_count: int = tables["synsets"]
         """How many synsets the tables hold; synset ids run from 0 to this, exclusive."""
 
@@ -120,6 +125,15 @@ class Lexicon:
         return bool(self.base_forms(word))
 
     def relation(self, claim_word: str, passage_word: str) -> Relation:
+        """How the claim's word relates to the passage's word (`_relation`), remembered per pair of words."""
+        key = (claim_word, passage_word)
+        known = self._relations.get(key)
+        if known is None:
+            known = self._relation(claim_word, passage_word)
+            self._relations.put(key, known)
+        return known
+
+    def _relation(self, claim_word: str, passage_word: str) -> Relation:
         """How the claim's word relates to the passage's word, trying every base form of each.
 
         The first that holds, in this order:
