@@ -140,11 +140,8 @@ class Aligner:
         if claim.kind == "number" or passage.kind == "number":
             same = same_amount(claim, passage) if claim.kind == passage.kind else None
             return "none" if same is None else "equal" if same else "number"
-        if claim.kind == "name" or passage.kind == "name":
-            if _same_name(claim.text, passage.text):
-                return "same"
-            if claim.kind == "name" and passage.kind == "name":
-                return self.lexicon.relation(claim.lower, passage.lower)
+        if "name" in (claim.kind, passage.kind) and _same_name(claim.text, passage.text):
+            return "same"
         return self.lexicon.relation(claim.lower, passage.lower)
 
     # ------------------------------------------------------------------ slots
