@@ -9,8 +9,9 @@ What it does (repository root, runtime environment with the ``calibrate`` extra)
 Steps 2 to 4 are `veracity.calibration.fitting.fit_and_certify`, the code `veracity calibrate` runs:
 that command, given these rows as a file (`calibration_rows.py`), writes the same calibrator and
 thresholds as the ``models`` and ``risk`` this script ships. What this script adds is the shipped
-file's other sections (source mode, the calculator, the permission rule), the card and the held-out
-measurement.
+file's other sections (source mode, the calculator, the permission rule, the difference rule), the card
+and the held-out measurement. ``--cases-only`` recomputes just the rules' sections (after a change to a
+rule) and writes them into the shipped file, its models and thresholds untouched.
 
 1. **Judge** every calibration and test row with the shipped judge (`judged_rows`), and read the
    `features.FEATURES` of each judgement.
@@ -31,7 +32,8 @@ measurement.
    dataset may fall below the target above it (out-of-fold confidences), so FEVER's easy
    verdicts cannot carry the real-world ones. A target no threshold reaches has none: that label
    is never decisive at it. The calculator's verdicts get the same treatment on its own cases
-   (`computed_outcomes`), and the permission rule's refutations on theirs (`permission_outcomes`).
+   (`computed_outcomes`), the permission rule's refutations on theirs (`permission_outcomes`), and
+   the difference rule's refutations on the contrast set's dev part (`difference_outcomes`).
 5. **Held-out measurement**, once: decisive precision and coverage on the test parts at the
    default target (0.90), and without risk control.
 
@@ -353,6 +355,67 @@ def permission_section(outcomes: list[tuple[str, str, str]]) -> dict:
     return section
 
 
+DIFFERENCE_CASES = ROOT / "benchmarks" / "data" / "contrast" / "dev.jsonl"
+
+
+def difference_outcomes(cases: Path = DIFFERENCE_CASES) -> list[tuple[str, str, str]]:
+    """(the judge's label, the hand label, the row's kind) of every contrast dev row; label "" where the
+    difference rule did not refute.
+
+    Each row goes through the steps of a source-mode check (the claim splitter must give one claim,
+    then the source text's passages and the shipped judge); only a refutation by the difference rule
+    (basis "difference") counts as its verdict. The dev part chose the rule's settings, so these figures
+    are not held out; `benchmarks/contrast.py --part test` measures the rule on the test part.
+    """
+    import asyncio
+
+    from veracity.evidence.source import SourceTextBackend
+    from veracity.offline.extract import extract_claims_offline
+    from veracity.offline.judge.entailment_judge import EntailmentJudge
+
+    judge = EntailmentJudge()
+    outcomes = []
+    for line in cases.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        claims = extract_claims_offline(row["claim"])["claims"]
+        if len(claims) != 1:
+            continue
+        claim = claims[0]["claim"]
+        hits = asyncio.run(SourceTextBackend(row["passage"]).search(claim, limit=5))
+        decision = judge.assess(claim, numbered_evidence("source", hits)).decision
+        refuted = decision.basis == "difference" and decision.label == "refuted"
+        outcomes.append(("refuted" if refuted else "", row["label"], row["kind"]))
+    return outcomes
+
+
+def difference_section(outcomes: list[tuple[str, str, str]]) -> dict:
+    """The difference rule's calibration (refutations only), with what it caught and wrongly refuted per kind."""
+    section = case_section([(predicted, gold) for predicted, gold, _ in outcomes if predicted])
+    section["kinds"] = {}
+    for kind in sorted({k for _, _, k in outcomes}):
+        mine = [(bool(predicted), gold) for predicted, gold, k in outcomes if k == kind]
+        section["kinds"][kind] = {"contradictions": sum(gold == "refuted" for _, gold in mine),
+                                  "refuted": sum(fired and gold == "refuted" for fired, gold in mine),
+                                  "others": sum(gold != "refuted" for _, gold in mine),
+                                  "false_alarms": sum(fired and gold != "refuted" for fired, gold in mine)}
+    return section
+
+
+def rule_sections() -> dict:
+    """The case-calibrated sections of the rules: the calculator, the permission rule, the difference rule."""
+    sections = {"calculator": case_section(computed_outcomes()),
+                "permission": permission_section(permission_outcomes()),
+                "difference": difference_section(difference_outcomes())}
+    for name, section in sections.items():
+        print(f"{name}:", section["counts"], flush=True)
+    return sections
+
+
+def shipped_rule_section(section: dict) -> dict:
+    """What the package keeps of a rule's section."""
+    return {"confidence": section["confidence"], "risk": section["risk"]}
+
+
 def case_section(outcomes: list[tuple[str, str]]) -> dict:
     """A rule's calibration from hand-labelled cases: per label, its smoothed share right and certified thresholds."""
     confidence, thresholds, counts = {}, {}, {}
@@ -403,9 +466,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="also keep the judged rows' features here (a pickle), for analysis")
     parser.add_argument("--reuse-tables", action="store_true",
                         help="read the judged rows from --tables instead of judging (after a change to fitting only)")
+    parser.add_argument("--cases-only", action="store_true",
+                        help="recompute only the rules' case calibrations (calculator, permission, difference) and "
+                             "write them into the shipped file, its models and thresholds untouched")
     args = parser.parse_args(argv)
     if args.reuse_tables and args.tables is None:
         parser.error("--reuse-tables needs --tables")
+    if args.cases_only:
+        return write_rule_sections(dry_run=args.dry_run)
     started = time.perf_counter()
     judge, memory = shipped_judge(args.memory)
 
@@ -451,10 +519,7 @@ def main(argv: list[str] | None = None) -> int:
     source_models["refuted"], source_thresholds["refuted"] = models["refuted"], thresholds["refuted"]
     report["source"]["risk"]["thresholds"]["refuted"] = thresholds["refuted"]
 
-    report["calculator"] = case_section(computed_outcomes())
-    print("calculator:", report["calculator"]["counts"], flush=True)
-    report["permission"] = permission_section(permission_outcomes())
-    print("permission:", report["permission"]["counts"], report["permission"]["parts"], flush=True)
+    report.update(rule_sections())
 
     tests: dict[str, Table] = kept["test"] if kept else {}
     if not args.no_test:
@@ -493,8 +558,7 @@ def main(argv: list[str] | None = None) -> int:
         "source": {"models": {label: source_models[label].to_dict() for label in LABELS},
                    "risk": {"delta": DELTA, "levels": list(LEVELS),
                             "thresholds": {label: source_thresholds[label] for label in DECISIVE}}},
-        "calculator": {"confidence": report["calculator"]["confidence"], "risk": report["calculator"]["risk"]},
-        "permission": {"confidence": report["permission"]["confidence"], "risk": report["permission"]["risk"]},
+        **{name: shipped_rule_section(report[name]) for name in ("calculator", "permission", "difference")},
         "record": {"command": report["command"], "calibration_rows": report["calibration_rows"],
                    "strengths": {label: report["calibrator"][label]["strength"] for label in LABELS},
                    "certify_rows": report["risk"]["certify_rows"], "half_seed": HALF_SEED,
@@ -505,6 +569,20 @@ def main(argv: list[str] | None = None) -> int:
     (ASSETS / "CARD.md").write_text(card(report))
     draw_reliability(report, DIAGRAM)
     print(f"wrote {ASSETS / 'confidence.json'}, {ASSETS / 'CARD.md'}, {DIAGRAM} and {args.out}")
+    return 0
+
+
+def write_rule_sections(*, dry_run: bool) -> int:
+    """`--cases-only`: the rules' sections recomputed and written into the shipped calibration."""
+    sections = rule_sections()
+    path = ASSETS / "confidence.json"
+    shipped = json.loads(path.read_text(encoding="utf-8"))
+    shipped.update({name: shipped_rule_section(section) for name, section in sections.items()})
+    if dry_run:
+        print("dry run: wrote nothing")
+        return 0
+    path.write_text(json.dumps(shipped, indent=1) + "\n")
+    print(f"wrote the rules' sections into {path}")
     return 0
 
 

@@ -220,6 +220,8 @@ class Alignment(BaseModel):
 
     passage: str = Field(description="The passage the claim was aligned with (a quotable slice of the evidence).")
     coverage: float = Field(description="The share of the claim's content the passage matches.")
+    filled: float = Field(
+        default=0.0, description="The share of the claim's content the passage matches or fills with other words.")
     matches: list[AlignedMatch] = Field(default_factory=list)
     differences: list[SpanDifference] = Field(default_factory=list)
     changing_threshold: float = Field(

@@ -105,3 +105,38 @@ def _span(text: str, start: int):
     from veracity.offline.difference.alignment import Span
 
     return Span(text, start, start + len(text))
+
+
+def test_a_date_is_one_amount_however_it_is_written(aligner: Aligner) -> None:
+    dates = [t for t in tokenize("It closed on 13 August 1961 and reopened on August 13, 1962.") if t.kind == "number"]
+    assert [(t.text, t.unit) for t in dates] == [("13 August 1961", "date"), ("August 13, 1962", "date")]
+    assert [(t.text, t.unit) for t in tokenize("Since 1923, the capital has been Ankara.") if t.kind == "number"] \
+        == [("1923", "date")]
+    assert [t.unit for t in tokenize("The hall seats 1500 people.") if t.kind == "number"] == [None]
+    same = aligner.align("The border closed on August 13, 1961.", "The border closed on 13 August 1961.")
+    assert not same.differences
+    moved = aligner.align("The border closed on 2nd of September.", "The border closed on 13 August 1961.")
+    assert kinds(moved) == [("substitution", "2nd of September", "13 August 1961")]
+
+
+def test_a_count_does_not_fill_the_slot_of_a_date(aligner: Aligner) -> None:
+    found = aligner.align("The wall split Berlin in two.", "On 13 August 1961 the wall split Berlin.")
+    assert ("substitution", "two", "13 August 1961") not in kinds(found)
+
+
+def test_a_negated_verb_the_claim_words_otherwise_is_still_a_polarity_difference(aligner: Aligner) -> None:
+    found = aligner.align("Children's cards are charged overdue fines.",
+                          "Children's cards do not collect overdue fines.")
+    assert ("polarity", None, "not") in kinds(found)
+    both = aligner.align("Children's cards are not charged overdue fines.",
+                         "Children's cards do not collect overdue fines.")
+    assert not [d for d in both.differences if d.kind == "polarity"]
+
+
+def test_reach_counts_the_slots_a_sentence_fills_with_other_words(aligner: Aligner) -> None:
+    claim = "For over 28 months, the wall split Berlin in two."
+    relied_on = aligner.align(claim, "The barrier divided the city for more than 28 years.")
+    elsewhere = aligner.align(claim, "Germany was formally reunified on 3 October 1990.")
+    assert relied_on.filled > relied_on.coverage
+    assert relied_on.reach > elsewhere.reach
+    assert ("substitution", "28 months", "28 years") in kinds(relied_on)

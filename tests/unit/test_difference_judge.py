@@ -8,7 +8,11 @@ import pytest
 
 import veracity
 from veracity.contracts import Evidence
+from veracity.offline.calibration.ruling import CaseRule, RiskRule
+from veracity.offline.judge.decision import Candidate, Decision
 from veracity.offline.judge.entailment_judge import EntailmentJudge, JudgeSettings
+from veracity.offline.judge.judgement import Judgement
+from veracity.offline.judge.signals import compute_signals
 from veracity.offline.model.entailment import Probabilities, load_config
 
 
@@ -83,3 +87,19 @@ def test_a_source_check_reports_the_alignment_and_proposes_the_correction() -> N
     assert dumped["verdicts"][0]["alignment"]["corrected_claim"] == "The capital of Provence is Marseille."
     issue = next(i for i in report.evaluation.issues if i.code == "unsupported_by_source")
     assert 'would read "The capital of Provence is Marseille."' in issue.message
+
+
+def test_a_refutation_by_a_difference_is_calibrated_on_the_rules_own_cases() -> None:
+    claim, text = "The capital of Provence is Lyon.", "The capital of Provence is Marseille."
+    candidate = Candidate(evidence_id="c1-e1", text=text, start=0, end=len(text), similarity=0.9,
+                          signals=compute_signals(claim, text))
+    judgement = Judgement(claim=claim, decision=Decision("refuted", "The source says 'Marseille'.", candidate,
+                                                         basis="difference"),
+                          candidates=(candidate,), evidence=(), relevant=())
+    section = CaseRule.shipped("difference", 0.9)
+    for source in (True, False):
+        ruling = RiskRule.shipped(0.9, source=source).rule(judgement)
+        assert ruling.confidence == section.confidence["refuted"]
+    held = Judgement(claim=claim, decision=Decision("unverifiable", "It differs.", candidate, basis="difference"),
+                     candidates=(candidate,), evidence=(), relevant=())
+    assert RiskRule.shipped(0.9).rule(held).confidence != section.confidence["refuted"]

@@ -105,3 +105,8 @@ def test_table_invariants(lexicon: Lexicon) -> None:
         assert all(word in pairs.get(other, ()) for word, others in pairs.items() for other in others)
         assert all(word not in others for word, others in pairs.items())
     assert "forbid" in antonyms["permit"] and "permit" in antonyms["forbid"]
+
+
+def test_another_form_of_the_word_is_derived_before_it_is_a_cohyponym(lexicon: Lexicon) -> None:
+    assert lexicon.relation("sails", "sailings") == "derived"
+    assert lexicon.relation("arrive", "arrival") == "derived"

@@ -5,7 +5,8 @@ certified for the target precision (`risk`); otherwise the verdict is unverifiab
 label it would have had, and says why. An unverifiable judgement stays unverifiable, with the
 probability that it is right. Source mode (an answer checked against a given text) has its own
 calibrator and thresholds. Verdicts decided by a rule rather than by the model have theirs, from
-hand-labelled cases (`CaseRule`): the calculator's, and the permission rule's.
+hand-labelled cases (`CaseRule`): the calculator's, the permission rule's refutations, and the
+difference rule's refutations (a difference the claim makes to the passage it lines up with).
 """
 
 from __future__ import annotations
@@ -100,18 +101,21 @@ class RiskRule:
     def rule(self, judgement: Judgement) -> Ruling:
         """The verdict for one judgement (see the module docstring).
 
-        A refutation by the permission rule (basis "permission") is calibrated on that rule's cases.
+        A refutation by the permission rule or the difference rule (basis "permission", "difference") is
+        calibrated on that rule's cases.
         """
         answer = judgement.output()
-        if judgement.decision.basis == "permission" and answer["label"] != "unverifiable":
-            ruling = CaseRule.shipped("permission", self.min_precision).rule(answer)
+        basis = judgement.decision.basis
+        if (basis == "permission" and answer["label"] != "unverifiable") or \
+                (basis == "difference" and answer["label"] == "refuted"):
+            ruling = CaseRule.shipped(basis, self.min_precision).rule(answer)
         else:
             confidence = self.calibrator.confidence(answer["label"], judgement_features(judgement))
             ruling = risk_controlled(answer, confidence, self.risk, self.min_precision)
         return replace(ruling, alignment=judgement.alignment())
 
 
-CaseSection = Literal["calculator", "permission"]
+CaseSection = Literal["calculator", "permission", "difference"]
 """The shipped sections calibrated on hand-labelled cases."""
 
 

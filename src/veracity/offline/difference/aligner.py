@@ -3,8 +3,9 @@
 1. **Match.** Every content token of the claim (word, name, number) is scored against every content
    token of the passage: the same base form, a synonym, a more general word, a derived form (the
    shipped WordNet tables, `lexicon`), an equal number, a name sharing its words, or a close
-   paraphrase (cosine of the static word vectors). Pairs are taken best first, one to one, with a
-   bonus when their neighbours match too.
+   paraphrase of a word (cosine of the static word vectors; never for names or numbers, whose vectors
+   say only what kind of thing they are). Pairs are taken best first, one to one, with a bonus when
+   their neighbours match too.
 2. **Slots.** The matches that keep their order on both sides (the longest increasing run) are the
    anchors. Between two anchors, the claim's unmatched tokens and the passage's unmatched tokens fill
    the same slot: paired up, they are substitutions; claim tokens with no partner are additions. A
@@ -116,7 +117,8 @@ class Aligner:
             Match(_span(claim_tokens[c_content[p.claim]]), _span(passage_tokens[p_content[p.passage]]), p.relation)
             for p in sorted(pairs, key=lambda p: p.claim))
         coverage = sum(p.score for p in pairs) / len(c_content) if c_content else 0.0
-        return Alignment(claim, passage, matches, tuple(differences), min(coverage, 1.0))
+        return Alignment(claim, passage, matches, tuple(differences), min(coverage, 1.0),
+                         _filled(claim_tokens, c_content, matched_c, differences))
 
     # ------------------------------------------------------------------ scoring
 
@@ -129,7 +131,7 @@ class Aligner:
             for j, p in enumerate(passage):
                 relation = self.relation(c, p)
                 score = _SCORES.get(relation, 0.0)
-                if relation == "none" and cosines[i][j] >= PARAPHRASE and c.kind != "number" and p.kind != "number":
+                if relation == "none" and cosines[i][j] >= PARAPHRASE and c.kind == p.kind == "word":
                     relation, score = "paraphrase", cosines[i][j]
                 row.append(_Score(score, relation, cosines[i][j]))
             table.append(row)
@@ -206,6 +208,17 @@ def _pair_leftover_numbers(differences: list[Difference], passage_tokens: tuple[
                 continue
         out.append(difference)
     return out
+
+
+def _filled(claim_tokens: tuple[Token, ...], c_content: list[int], matched_c: dict[int, _Pair],
+            differences: list[Difference]) -> float:
+    """The share of the claim's content tokens matched or inside the claim span of a substitution or swap."""
+    if not c_content:
+        return 0.0
+    slots = [(d.claim.start, d.claim.end) for d in differences if d.kind in ("substitution", "swap") and d.claim]
+    filled = sum(1 for position, index in enumerate(c_content) if position in matched_c
+                 or any(start <= claim_tokens[index].start < end for start, end in slots))
+    return filled / len(c_content)
 
 
 def _stated_elsewhere(differences: list[Difference], context: str) -> list[Difference]:
@@ -323,17 +336,35 @@ def _polarity(claim_tokens: tuple[Token, ...], passage_tokens: tuple[Token, ...]
 
 
 def _scoped_negations(tokens: tuple[Token, ...], matched: set[int]) -> list[Token]:
-    """Negation cues whose scope (the next content token within `NEGATION_SCOPE`) is matched."""
+    """Negation cues over a matched part of the sentence.
+
+    A cue's scope is the next content token within `NEGATION_SCOPE`. It counts when that token is
+    matched, or when the words around it are: a matched content token just before the cue and another
+    just after the scope ("Children's cards do not collect overdue fines" against "... are charged
+    overdue fines": the negated verb differs, the sentence around it is the claim's).
+    """
     found = []
     for index, token in enumerate(tokens):
         if token.kind != "negation":
             continue
-        for k in range(index + 1, min(len(tokens), index + 1 + NEGATION_SCOPE)):
-            if tokens[k].is_content:
-                if k in matched:
-                    found.append(token)
-                break
+        scope = _next_content(tokens, index, 1)
+        if scope is None:
+            continue
+        before = _next_content(tokens, index, -1)
+        after = _next_content(tokens, scope, 1)
+        if scope in matched or (before in matched and after in matched):
+            found.append(token)
     return found
+
+
+def _next_content(tokens: tuple[Token, ...], index: int, step: int) -> int | None:
+    """The nearest content token within `NEGATION_SCOPE` of `index` in direction `step`, or None."""
+    for k in range(index + step, index + step * (NEGATION_SCOPE + 1), step):
+        if not 0 <= k < len(tokens):
+            return None
+        if tokens[k].is_content:
+            return k
+    return None
 
 
 def _modality(claim_tokens: tuple[Token, ...], passage_tokens: tuple[Token, ...]) -> list[Difference]:

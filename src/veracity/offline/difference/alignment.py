@@ -119,8 +119,21 @@ class Alignment:
     differences: tuple[Difference, ...]
     coverage: float
     """The share of the claim's content tokens matched (weighted by how well they match)."""
+    filled: float = 0.0
+    """The share of the claim's content tokens matched or standing in a slot the passage fills otherwise
+    (a substitution or a swap): how much of the claim this passage speaks to, agreeing or not."""
     threshold: float = 0.5
     """P(changing) at or above which a difference is meaning-changing (the classifier's refute threshold)."""
+
+    @property
+    def reach(self) -> float:
+        """How far the passage speaks to the claim: the mean of `coverage` and `filled`.
+
+        "The barrier divided the city for more than 28 years" matches little of "For over 28 months, the
+        wall split Berlin in two" (coverage 0.3), but it fills most of its slots (0.8): it is the
+        sentence the claim relies on, and the one whose differences count.
+        """
+        return (self.coverage + self.filled) / 2
 
     def read(self, changing: list[float], threshold: float) -> Alignment:
         """This alignment with each difference's `changing` probability set (same order) and the threshold."""
@@ -148,7 +161,8 @@ class Alignment:
     def as_dict(self) -> dict[str, object]:
         """The alignment as JSON-ready data, with the corrected claim where one is proposed."""
         return {
-            "passage": self.passage, "coverage": round(self.coverage, 4), "changing_threshold": self.threshold,
+            "passage": self.passage, "coverage": round(self.coverage, 4), "filled": round(self.filled, 4),
+            "changing_threshold": self.threshold,
             "matches": [m.as_dict() for m in self.matches],
             "differences": [d.as_dict() for d in self.differences],
             "corrected_claim": self.corrected_claim(),

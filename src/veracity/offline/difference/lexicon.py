@@ -143,13 +143,14 @@ class Lexicon:
           cluster; or a synset-level antonym pair among their first `SENSES` senses), or one is the
           other with a negating prefix ("nonrefundable").
         * "synonym": they share a synset among their first `SENSES` senses.
+        * "derived": derivationally related ("arrive" and "arrival", "sail" and "sailing"), or one is a known
+          lemma with a deriving suffix WordNet lacks ("refund" and "refundable"): one word in another form,
+          whatever the taxonomy says of the two forms.
         * "hypernym": the claim's word is more general (one of its synsets is an ancestor within
           `HYPERNYM_DEPTH` levels of one of the passage word's): the passage entails it ("animal" for "dog").
         * "hyponym": the reverse, the claim's word is more specific ("dog" for "animal").
         * "cohyponym": they share a hypernym within `COHYPONYM_DEPTH` levels of each, neither being
           an ancestor of the other ("lyon" and "marseille", "physics" and "chemistry").
-        * "derived": derivationally related ("arrive" and "arrival"), or one is a known lemma with a
-          deriving suffix WordNet lacks ("refund" and "refundable").
         * "none": none of these, or a word WordNet does not know.
         """
         claim_forms = self.base_forms(claim_word) or (_normalise(claim_word),)
@@ -162,14 +163,14 @@ class Lexicon:
             return "antonym"
         if set(claim_synsets) & set(passage_synsets):
             return "synonym"
+        if self._related(claim_forms, passage_forms):
+            return "derived"
         if any(c in self._ancestors(p, HYPERNYM_DEPTH) for c in claim_synsets for p in passage_synsets):
             return "hypernym"
         if any(p in self._ancestors(c, HYPERNYM_DEPTH) for c in claim_synsets for p in passage_synsets):
             return "hyponym"
         if self._cohyponyms(claim_synsets, passage_synsets):
             return "cohyponym"
-        if self._related(claim_forms, passage_forms):
-            return "derived"
         return "none"
 
     def _first_synsets(self, forms: Iterable[str]) -> tuple[int, ...]:

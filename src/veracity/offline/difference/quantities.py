@@ -1,9 +1,11 @@
 """Numbers read with their unit, so that equal amounts written differently align.
 
 "four weeks" and "28 days" are one duration; "half past six", "6.30am" and "06:30" one time of day;
-"3 km" and "3,000 metres" one length. `merge_quantities` turns a number and the unit after it (or a
-clock phrase) into one number token whose `value` is in the unit's base (seconds, metres, grams, a
-time of day in hours) and whose `unit` names the dimension; `same_amount` compares two such tokens.
+"3 km" and "3,000 metres" one length; "£2.99" an amount of money (unit "money:GBP"); "13 August
+1961", "August 13, 1961" and "the 13th of August" one date (a year standing alone is a date too).
+`merge_quantities` turns a number and the unit after it, a clock phrase or a date into one number
+token whose `value` is in the unit's base (seconds, metres, grams, a time of day in hours, a date as
+`DATE_BASE`) and whose `unit` names the dimension; `same_amount` compares two such tokens.
 """
 
 from __future__ import annotations
@@ -44,15 +46,32 @@ SAME_AMOUNT = 0.02
 
 _CLOCK_WORDS = {"half": 30, "quarter": 15}
 
+MONTH_NUMBERS: dict[str, int] = {
+    name: number
+    for number, names in enumerate((
+        ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
+        ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
+        ("november", "nov"), ("december", "dec")), start=1)
+    for name in names
+}
+"""Month names and abbreviations, numbered from 1."""
+DATE_BASE = (10_000, 100, 1)
+"""A date's value is year * 10,000 + month * 100 + day, a part it does not give being 0 ("August 1961": 19610800)."""
+YEARS = (1000, 2999)
+"""Four-digit numbers in this range, written without a separator and not counting something, are years."""
+_ORDINAL_SUFFIXES = frozenset({"st", "nd", "rd", "th"})
+_CURRENCIES = {"£": "GBP", "$": "USD", "€": "EUR", "¥": "JPY"}
+"""Currency signs written before an amount: "£2.99" is money, never the count "36" of another slot."""
+
 
 def merge_quantities(text: str, tokens: list[Token]) -> list[Token]:
     """`tokens` of `text` with each number and its unit, and each clock phrase, merged into one number token."""
     merged: list[Token] = []
     index = 0
     while index < len(tokens):
-        clock = _clock(text, tokens, index)
-        if clock is not None:
-            token, index = clock
+        found = _clock(text, tokens, index) or _date(text, tokens, index)
+        if found is not None:
+            token, index = found
             merged.append(token)
             continue
         token = tokens[index]
@@ -64,7 +83,11 @@ def merge_quantities(text: str, tokens: list[Token]) -> list[Token]:
                                   value=token.value * size, unit=dimension, raw=token.value))
             index += 2
             continue
-        if token.kind == "number" and token.text.lower().endswith(("am", "pm")) and token.value is not None:
+        currency = _CURRENCIES.get(text[token.start - 1]) if token.kind == "number" and token.start else None
+        if currency is not None and token.value is not None:
+            merged.append(replace(token, text=text[token.start - 1:token.end], start=token.start - 1,
+                                  unit=f"money:{currency}"))
+        elif token.kind == "number" and token.text.lower().endswith(("am", "pm")) and token.value is not None:
             merged.append(replace(token, value=_hours(token.value, token.text.lower()[-2:]), unit="clock"))
         elif token.kind == "number" and ":" in token.text:
             hours, _, minutes = token.text.partition(":")
@@ -84,6 +107,8 @@ def same_amount(first: Token, second: Token) -> bool | None:
             return None
         return True if abs(_raw(first) - _raw(second)) < 1e-9 else None
     a, b = first.value, second.value
+    if first.unit == "date":
+        return _same_date(a, b)
     if first.unit == "clock":
         a, b = a % 12, b % 12
     return abs(a - b) <= SAME_AMOUNT * max(abs(a), abs(b), 1e-9)
@@ -125,3 +150,82 @@ def _clock(text: str, tokens: list[Token], index: int) -> tuple[Token, int] | No
     if token.lower in ("noon", "midday", "midnight"):
         return replace(token, kind="number", value=0.0 if token.lower == "midnight" else 12.0, unit="clock"), index + 1
     return None
+
+
+def date_parts(value: float) -> tuple[int, int, int]:
+    """(year, month, day) of a date token's value, 0 for a part the date does not give."""
+    number = round(value)
+    return number // DATE_BASE[0], number // DATE_BASE[1] % 100, number % 100
+
+
+def _same_date(first: float, second: float) -> bool | None:
+    """Equal when every part both dates give agrees; None when they share no part ("1961" and "13 August")."""
+    shared = [(a, b) for a, b in zip(date_parts(first), date_parts(second), strict=True) if a and b]
+    return all(a == b for a, b in shared) if shared else None
+
+
+def _date(text: str, tokens: list[Token], index: int) -> tuple[Token, int] | None:
+    """A date at `index` and the index after it, or None.
+
+    A day and a month in either order, with or without a year ("13 August 1961", "August 13, 1961",
+    "the 2nd of September"), a month and a year, or a year alone (one not followed, in the same
+    phrase, by a word it could be counting: "in 1923, ..." and "the 1903 Nobel Prize", but not "1500
+    people").
+    """
+    day, after_day = _day(tokens, index)
+    if day is not None and after_day < len(tokens) and tokens[after_day].lower == "of":
+        after_day += 1
+    if day is not None and (month := _month(tokens, after_day, text)) is not None:
+        year, end = _year(tokens, after_day + 1)
+        return _date_token(text, tokens, index, end, year, month, day), end
+    month = _month(tokens, index, text)
+    if month is not None:
+        day, after_day = _day(tokens, index + 1)
+        year, end = _year(tokens, after_day if day is not None else index + 1)
+        if day is not None or year:
+            return _date_token(text, tokens, index, end, year, month, day or 0), end
+        return None
+    year, end = _year(tokens, index)
+    following = tokens[end] if end < len(tokens) else None
+    if year and (following is None or following.kind != "word" or following.lower in MONTH_NUMBERS
+                 or text[tokens[end - 1].end:following.start].strip()):
+        return _date_token(text, tokens, index, end, year, 0, 0), end
+    return None
+
+
+def _date_token(text: str, tokens: list[Token], first: int, end: int, year: int, month: int, day: int) -> Token:
+    start, stop = tokens[first].start, tokens[end - 1].end
+    value = float(year * DATE_BASE[0] + month * DATE_BASE[1] + day)
+    return replace(tokens[first], text=text[start:stop], start=start, end=stop, kind="number", value=value,
+                   unit="date", raw=float(year) if year else None)
+
+
+def _day(tokens: list[Token], index: int) -> tuple[int | None, int]:
+    """A day of the month at `index` (digits, perhaps with "st"/"nd"/"rd"/"th") and the index after it."""
+    if index >= len(tokens):
+        return None, index
+    token = tokens[index]
+    if token.kind != "number" or not token.text.isdigit() or not 1 <= int(token.text) <= 31:
+        return None, index
+    following = tokens[index + 1] if index + 1 < len(tokens) else None
+    if following is not None and following.lower in _ORDINAL_SUFFIXES and following.start == token.end:
+        return int(token.text), index + 2
+    return int(token.text), index + 1
+
+
+def _month(tokens: list[Token], index: int, text: str) -> int | None:
+    """The month a token at `index` names ("May" only with a capital, as "may" is a modal)."""
+    if index >= len(tokens):
+        return None
+    token = tokens[index]
+    if token.lower == "may" and not token.text[:1].isupper():
+        return None
+    return MONTH_NUMBERS.get(token.lower.rstrip("."))
+
+
+def _year(tokens: list[Token], index: int) -> tuple[int, int]:
+    """A year at `index` (four digits in `YEARS`) and the index after it; (0, index) when there is none."""
+    if index < len(tokens) and tokens[index].kind == "number" and tokens[index].text.isdigit() \
+            and len(tokens[index].text) == 4 and YEARS[0] <= int(tokens[index].text) <= YEARS[1]:
+        return int(tokens[index].text), index + 1
+    return 0, index

@@ -56,5 +56,8 @@ class DifferenceReader:
 
 
 def best_alignment(alignments: Sequence[Alignment]) -> Alignment | None:
-    """The alignment covering most of the claim, then with the fewest differences; None for none."""
-    return max(alignments, key=lambda a: (round(a.coverage, 6), -len(a.differences)), default=None)
+    """The alignment reaching furthest over the claim (`Alignment.reach`), then with the fewest differences.
+
+    None when there is none.
+    """
+    return max(alignments, key=lambda a: (round(a.reach, 6), -len(a.differences)), default=None)

@@ -1,9 +1,10 @@
 """Sentences cut into the units the difference reader aligns: words, names, numbers, negations and modals.
 
 A `Token` keeps its character offsets in the text it came from, so a difference can quote the
-claim's and the passage's words exactly. Names (runs of capitalised words, `named_entities`) are
-one token each; "don't", "can't" and "cannot" give a verb and a "not"; "non-refundable" gives
-"non" (a negation) and "refundable". Deterministic, English only.
+claim's and the passage's words exactly. Names (runs of capitalised words, `named_entities`,
+cut where "and", "or" or a comma joins two) are one token each; "don't", "can't" and "cannot"
+give a verb and a "not"; "non-refundable" gives "non" (a negation) and "refundable".
+Deterministic, English only.
 """
 
 from __future__ import annotations
@@ -29,10 +30,11 @@ NUMBER_WORDS: dict[str, float] = {
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
     "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40,
     "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000,
-    "million": 1e6, "billion": 1e9, "dozen": 12, "half": 0.5, "once": 1, "twice": 2, "single": 1, "double": 2,
+    "million": 1e6, "billion": 1e9, "dozen": 12, "half": 0.5, "twice": 2, "single": 1, "double": 2,
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "noon": 12, "midday": 12, "midnight": 0,
 }
-"""Number words read as values ("twenty" = 20), so "twenty minutes" and "20 minutes" align."""
+"""Number words read as values ("twenty" = 20), so "twenty minutes" and "20 minutes" align ("once" is left
+out: "at once" counts nothing)."""
 
 MODALS: dict[str, str] = {
     "can": "possible", "could": "possible", "may": "possible", "might": "possible", "allowed": "possible",
@@ -104,7 +106,7 @@ def tokenize(text: str) -> tuple[Token, ...]:
 
 @functools.lru_cache(maxsize=8192)
 def _tokenize(text: str) -> tuple[Token, ...]:
-    names = [(e.start, e.end) for e in named_entities(text)]
+    names = [part for e in named_entities(text) for part in _coordinated(text, e.start, e.end)]
     tokens: list[Token] = []
     name_index = 0
     raw = list(_TOKEN.finditer(text))
@@ -124,6 +126,26 @@ def _tokenize(text: str) -> tuple[Token, ...]:
         tokens.extend(_word_tokens(match, raw[position + 1].group().lower() if position + 1 < len(raw) else ""))
         position += 1
     return tuple(merge_quantities(text, tokens))
+
+
+_COORDINATION = re.compile(r"\s*,\s*|\s+(?:and|or|&)\s+")
+
+
+def _coordinated(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A name span cut at "and", "or", "&" and commas.
+
+    "Romania and Ukraine" names two countries, each aligned on its own (one may be swapped for another
+    while the other stays).
+    """
+    parts = []
+    position = start
+    for joint in _COORDINATION.finditer(text, start, end):
+        if joint.start() > position:
+            parts.append((position, joint.start()))
+        position = joint.end()
+    if end > position:
+        parts.append((position, end))
+    return parts
 
 
 def _calendar_or_function(word: str) -> bool:

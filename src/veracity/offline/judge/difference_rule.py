@@ -6,8 +6,8 @@ aligned with the sentences it was compared with (`veracity.offline.difference`),
 
 1. a meaning-changing difference on a slot both sides fill (a substitution, a swap, a negation or a
    modality on one side only), in the sentence the claim lines up with best, refutes the claim,
-   provided that sentence covers at least `min_coverage` of the claim (else it is about something
-   else); the reason says what differs;
+   provided that sentence reaches at least `min_reach` of the claim (`Alignment.reach`: matched, or
+   filled with something else; below it, it is about something else); the reason says what differs;
 2. a supported decision stays supported only when the passage it rests on adds no meaning-changing
    difference: an addition (claim content with no counterpart) makes it unverifiable, and so does
    any other difference not read as meaning-preserving;
@@ -26,8 +26,8 @@ from veracity.offline.difference.alignment import Alignment, Difference
 from veracity.offline.difference.reader import DifferenceReader, best_alignment
 from veracity.offline.judge.decision import Candidate, Decision
 
-MIN_COVERAGE = 0.5
-"""The share of the claim a sentence must line up with before a difference in it refutes the claim."""
+MIN_REACH = 0.5
+"""The share of the claim a sentence must reach (`Alignment.reach`) before a difference in it refutes the claim."""
 
 
 @dataclass
@@ -35,7 +35,7 @@ class DifferenceRule:
     """Reads the decision against the differences (see the module docstring)."""
 
     reader: DifferenceReader
-    min_coverage: float = MIN_COVERAGE
+    min_reach: float = MIN_REACH
 
     def apply(self, claim: str, candidates: Sequence[Candidate], decision: Decision) -> Decision:
         """The decision after the differences are read."""
@@ -43,7 +43,7 @@ class DifferenceRule:
         sentences = [c for c in candidates if c.sentences == 1 and c.entailment is not None]
         alignments = [self._read(claim, c) for c in sentences]
         best = best_alignment(alignments)
-        if best is not None and best.coverage >= self.min_coverage:
+        if best is not None and best.reach >= self.min_reach:
             changing = best.changing(thresholds.refute, on_slot=True)
             if changing:
                 return Decision("refuted", _refuting_reason(changing), sentences[alignments.index(best)],
