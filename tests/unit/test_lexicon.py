@@ -108,5 +108,9 @@ def test_table_invariants(lexicon: Lexicon) -> None:
 
 
 def test_another_form_of_the_word_is_derived_before_it_is_a_cohyponym(lexicon: Lexicon) -> None:
-    assert lexicon.relation("sails", "sailings") == "derived"
+    assert lexicon.relation("abort", "abortion") == "derived"  # also co-hyponyms in WordNet's taxonomy
     assert lexicon.relation("arrive", "arrival") == "derived"
+
+
+def test_an_inflection_of_a_derived_noun_is_the_same_word(lexicon: Lexicon) -> None:
+    assert lexicon.relation("sails", "sailings") == "same"  # sailings -> sailing -> sail

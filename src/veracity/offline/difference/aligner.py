@@ -13,7 +13,8 @@
    another one of its kind is a substitution too ("Buzz Aldrin remained in orbit" where the passage
    says "... Buzz Aldrin landed ..., while Michael Collins stayed in orbit").
 3. **Swaps.** Two matches in crossed order whose neighbours changed places ("from Canberra to
-   Melbourne" against "from Melbourne to Canberra").
+   Melbourne" against "from Melbourne to Canberra"), or one of which took the other's role-giving
+   preposition ("from Canberra to Melbourne" against "in Melbourne ... moved to Canberra").
 4. **Polarity and modality.** A negation whose scope is matched, counted on each side; an odd
    difference is a polarity difference. Modals of disjoint kinds ("must" against "may") differ in
    modality.
@@ -222,11 +223,16 @@ def _filled(claim_tokens: tuple[Token, ...], c_content: list[int], matched_c: di
 
 
 def _stated_elsewhere(differences: list[Difference], context: str) -> list[Difference]:
-    """The differences less those of a claim amount that the context states (an equal amount, anywhere)."""
+    """The differences less those of a claim amount that the context states (an equal amount, anywhere).
+
+    A displaced amount stays: the passage states it, but in another slot ("up to four books" against
+    "up to 12 books and 4 DVDs").
+    """
     amounts = [t for t in tokenize(context) if t.kind == "number"]
     kept = []
     for difference in differences:
-        if difference.span_kind == "number" and difference.claim is not None and difference.kind != "swap":
+        if difference.span_kind == "number" and difference.claim is not None and difference.kind != "swap" \
+                and not difference.displaced:
             token = next((t for t in tokenize(difference.claim.text) if t.kind == "number"), None)
             if token is not None and any(same_amount(token, other) for other in amounts):
                 continue
@@ -296,7 +302,9 @@ def _swaps(claim_tokens: tuple[Token, ...], passage_tokens: tuple[Token, ...], c
             b_claim = _role(claim_tokens, c_content[b.claim])
             a_passage = _role(passage_tokens, p_content[a.passage])
             b_passage = _role(passage_tokens, p_content[b.passage])
-            if a_claim == b_claim or not (_shares(a_claim, b_passage) and _shares(b_claim, a_passage)):
+            crossed = (_shares(a_claim, b_passage) and _shares(b_claim, a_passage)) \
+                or _same_role_word(a_claim, b_passage) or _same_role_word(b_claim, a_passage)
+            if a_claim == b_claim or not crossed:
                 continue
             claim_span = Span(f"{ta.text} … {tb.text}", ta.start, tb.end)
             pa, pb = passage_tokens[p_content[b.passage]], passage_tokens[p_content[a.passage]]
@@ -313,6 +321,18 @@ def _role(tokens: tuple[Token, ...], index: int) -> tuple[str, str]:
             k += step
         return tokens[k].lower if 0 <= k < len(tokens) else "^" if step < 0 else "$"
     return near(-1), near(1)
+
+
+ROLE_WORDS = frozenset({"from", "to", "into", "towards", "toward", "by", "above", "below", "under", "over",
+                        "before", "after", "than"})
+"""Prepositions that give a name its role: one the claim puts before a name that the passage puts before the
+other name is a swap on its own ("relocated from Canberra to Melbourne" against "sat in Melbourne ... moved
+to Canberra")."""
+
+
+def _same_role_word(first: tuple[str, str], second: tuple[str, str]) -> bool:
+    """Whether two tokens follow the same role-giving preposition."""
+    return first[0] == second[0] and first[0] in ROLE_WORDS
 
 
 def _shares(first: tuple[str, str], second: tuple[str, str]) -> bool:

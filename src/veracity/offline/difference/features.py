@@ -9,6 +9,9 @@
   on either side. (How much of the claim the passage matches is the judge's guard, not a feature: it
   says whether the sentence is about the claim, not whether one difference changes it.)
 - **entailment**: the entailment model's reading of the passage against the whole claim.
+- **entailment_by_kind**: the same reading, once per kind of difference and of span, so that the
+  classifier can learn where to trust it: the model reads overlap, so its certainty says little
+  about a changed name or number and more about whether an addition matters.
 - **cross**: the kind of difference and the kind of span, each crossed with the relation (a cohyponym
   in a substitution of words is not an antonym in one of names).
 
@@ -31,6 +34,9 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "embedding": ("cosine",),
     "position": ("claim_position", "anchored"),
     "entailment": ("p_supported", "p_refuted"),
+    "entailment_by_kind": tuple(f"{side}|{kind}" for side in ("p_supported", "p_refuted")
+                                for kind in ("substitution", "swap", "polarity", "modality", "addition", "span_number",
+                                             "span_name", "span_word")),
 }
 _KINDS = ("substitution", "swap", "polarity", "modality", "addition")
 _SPAN_KINDS = ("number", "name", "word", "negation", "modal")
@@ -77,6 +83,10 @@ def difference_features(difference: Difference, alignment: Alignment, cosine: fl
         values["claim_position"] = difference.claim.start / len(alignment.claim)
     if entailment is not None:
         values["p_supported"], values["p_refuted"] = entailment
+        for side, p in zip(("p_supported", "p_refuted"), entailment, strict=True):
+            for kind in (difference.kind, f"span_{difference.span_kind}"):
+                if f"{side}|{kind}" in values:
+                    values[f"{side}|{kind}"] = p
     return values
 
 

@@ -138,7 +138,8 @@ class Lexicon:
 
         The first that holds, in this order:
 
-        * "same": they share a base form (or are the same word, WordNet's or not).
+        * "same": they share a base form, or a base form of one (its inflection undone twice:
+          "sailings" -> "sailing" -> "sail") is the other's (or they are the same word, WordNet's or not).
         * "antonym": WordNet calls them antonyms (directly, or indirectly through an adjective's
           cluster; or a synset-level antonym pair among their first `SENSES` senses), or one is the
           other with a negating prefix ("nonrefundable").
@@ -153,8 +154,8 @@ class Lexicon:
           an ancestor of the other ("lyon" and "marseille", "physics" and "chemistry").
         * "none": none of these, or a word WordNet does not know.
         """
-        claim_forms = self.base_forms(claim_word) or (_normalise(claim_word),)
-        passage_forms = self.base_forms(passage_word) or (_normalise(passage_word),)
+        claim_forms = self._forms(claim_word)
+        passage_forms = self._forms(passage_word)
         if set(claim_forms) & set(passage_forms):
             return "same"
         claim_synsets = self._first_synsets(claim_forms)
@@ -172,6 +173,11 @@ class Lexicon:
         if self._cohyponyms(claim_synsets, passage_synsets):
             return "cohyponym"
         return "none"
+
+    def _forms(self, word: str) -> tuple[str, ...]:
+        """The word's base forms and theirs in turn ("sailings" -> "sailing" -> "sail"), or the word itself."""
+        forms = self.base_forms(word) or (_normalise(word),)
+        return tuple(dict.fromkeys([*forms, *(base for form in forms for base in self.base_forms(form))]))
 
     def _first_synsets(self, forms: Iterable[str]) -> tuple[int, ...]:
         synsets: dict[int, None] = {}
