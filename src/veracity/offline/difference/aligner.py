@@ -279,7 +279,7 @@ def _displaced(claim_tokens: tuple[Token, ...], passage_tokens: tuple[Token, ...
             if slot == pair.passage or not 0 <= slot < len(p_content) or slot in matched_p:
                 continue
             other = passage_tokens[p_content[slot]]
-            if other.kind == token.kind:
+            if other.kind == token.kind and not _same_thing(token, other):
                 found.append(Difference("substitution", _span(token), _span(other),
                                         "number" if token.kind == "number" else "none", _kind(token),
                                         displaced=True))
@@ -449,6 +449,13 @@ def _increasing(pairs: list[_Pair]) -> list[_Pair]:
 
 
 # ---------------------------------------------------------------------- words
+
+
+def _same_thing(first: Token, second: Token) -> bool:
+    """Whether two names share their words, or two amounts are equal: one thing, however often it is named."""
+    if first.kind == "number":
+        return bool(same_amount(first, second))
+    return _same_name(first.text, second.text)
 
 
 def _same_name(first: str, second: str) -> bool:
