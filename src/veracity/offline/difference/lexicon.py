@@ -144,7 +144,7 @@ class Lexicon:
           cluster; or a synset-level antonym pair among their first `SENSES` senses), or one is the
           other with a negating prefix ("nonrefundable").
         * "synonym": they share a synset among their first `SENSES` senses.
-        * "derived": derivationally related ("arrive" and "arrival", "sail" and "sailing"), or one is a known
+        * "derived": derivationally related ("arrive" and "arrival", "abort" and "abortion"), or one is a known
           lemma with a deriving suffix WordNet lacks ("refund" and "refundable"): one word in another form,
           whatever the taxonomy says of the two forms.
         * "hypernym": the claim's word is more general (one of its synsets is an ancestor within

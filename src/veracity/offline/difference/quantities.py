@@ -65,7 +65,11 @@ _CURRENCIES = {"£": "GBP", "$": "USD", "€": "EUR", "¥": "JPY"}
 
 
 def merge_quantities(text: str, tokens: list[Token]) -> list[Token]:
-    """`tokens` of `text` with each number and its unit, and each clock phrase, merged into one number token."""
+    """`tokens` of `text` with numbers read as amounts.
+
+    Each number and its unit, each clock phrase and each date become one number token; an amount after
+    a currency sign is marked as money.
+    """
     merged: list[Token] = []
     index = 0
     while index < len(tokens):
@@ -175,10 +179,10 @@ def _date(text: str, tokens: list[Token], index: int) -> tuple[Token, int] | Non
     day, after_day = _day(tokens, index)
     if day is not None and after_day < len(tokens) and tokens[after_day].lower == "of":
         after_day += 1
-    if day is not None and (month := _month(tokens, after_day, text)) is not None:
+    if day is not None and (month := _month(tokens, after_day)) is not None:
         year, end = _year(tokens, after_day + 1)
         return _date_token(text, tokens, index, end, year, month, day), end
-    month = _month(tokens, index, text)
+    month = _month(tokens, index)
     if month is not None:
         day, after_day = _day(tokens, index + 1)
         year, end = _year(tokens, after_day if day is not None else index + 1)
@@ -213,7 +217,7 @@ def _day(tokens: list[Token], index: int) -> tuple[int | None, int]:
     return int(token.text), index + 1
 
 
-def _month(tokens: list[Token], index: int, text: str) -> int | None:
+def _month(tokens: list[Token], index: int) -> int | None:
     """The month a token at `index` names ("May" only with a capital, as "may" is a modal)."""
     if index >= len(tokens):
         return None
