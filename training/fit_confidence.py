@@ -247,7 +247,7 @@ def card(report: dict) -> str:
     for part, tally in permission["parts"].items():
         lines.append(f"- part {part}: the rule fired on {tally['fired']} of {tally['conflicts']} conflicts and on "
                      f"{tally['false_alarms']} of {tally['others']} other statements.")
-    lines.append("")
+    lines += ["", *difference_card(report["difference"])]
     if "held_out" in report:
         lines += ["## Held-out test parts, at the default target 0.90", "",
                   "| part | rows | first reading, no risk control: decisive precision (coverage) | "
@@ -264,6 +264,25 @@ def card(report: dict) -> str:
               "  on FEVER claims against their own evidence, not on answers checked against policies.",
               "- A lean is never a verdict: an unverifiable verdict that leans supported does not pass a text.", ""]
     return "\n".join(lines)
+
+
+def difference_card(section: dict) -> list[str]:
+    """The card's section on the difference rule's refutations (ends with a blank line)."""
+    counts = section["counts"]["refuted"]
+    thresholds = section["risk"]["thresholds"]["refuted"]
+    certified = [level for level, t in zip(LEVELS, thresholds, strict=True) if t is not None]
+    lines = ["## Differences", "",
+             "A refutation by the difference rule (a meaning-changing difference between the claim and the sentence",
+             "it lines up with: \"Lyon\" where the source says \"Marseille\") gets the same treatment on the contrast",
+             "set's dev part (`benchmarks/data/contrast/dev.jsonl`, judged as source-mode checks; not held out: the",
+             "rule's settings were chosen on it):",
+             f"{counts['verdicts']} refutations, {counts['right']} right, confidence "
+             f"{section['confidence']['refuted']:.3f}, certified up to a target of "
+             f"{max(certified) if certified else 'none'}.", ""]
+    for kind, tally in section["kinds"].items():
+        lines.insert(-1, f"- {kind}: refuted {tally['refuted']} of {tally['contradictions']} contradictions and "
+                         f"{tally['false_alarms']} of {tally['others']} other rows.")
+    return lines
 
 
 def _fmt(value: float | None) -> str:
@@ -582,8 +601,22 @@ def write_rule_sections(*, dry_run: bool) -> int:
         print("dry run: wrote nothing")
         return 0
     path.write_text(json.dumps(shipped, indent=1) + "\n")
-    print(f"wrote the rules' sections into {path}")
+    card_path = ASSETS / "CARD.md"
+    card_path.write_text(with_difference_card(card_path.read_text(encoding="utf-8"), sections["difference"]))
+    print(f"wrote the rules' sections into {path}, and the difference rule's into {card_path}")
     return 0
+
+
+def with_difference_card(text: str, section: dict) -> str:
+    """The card with its "## Differences" section replaced (or put before the held-out one) by `difference_card`."""
+    rendered = "\n".join(difference_card(section))
+    start = text.find("## Differences\n")
+    if start >= 0:
+        end = text.find("\n## ", start + 1)
+        return text[:start] + rendered + (text[end + 1:] if end >= 0 else "")
+    anchor = text.find("## Held-out test parts")
+    anchor = anchor if anchor >= 0 else text.find("## Limits")
+    return text[:anchor] + rendered + "\n" + text[anchor:] if anchor >= 0 else text + "\n" + rendered
 
 
 if __name__ == "__main__":
