@@ -19,7 +19,7 @@ Only the dev part should steer changes; the test part is for reporting (see the 
 from __future__ import annotations
 
 import argparse
-import asyncio
+import dataclasses
 import json
 import sys
 from collections import Counter
@@ -29,9 +29,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from fit_confidence import numbered_evidence  # noqa: E402
+from fit_confidence import source_evidence  # noqa: E402
 
-from veracity.evidence.source import SourceTextBackend  # noqa: E402
 from veracity.offline.difference.alignment import Alignment  # noqa: E402
 from veracity.offline.difference.reader import best_alignment  # noqa: E402
 from veracity.offline.judge.entailment_judge import EntailmentJudge  # noqa: E402
@@ -46,15 +45,15 @@ def judged_rows(part: str) -> list[dict]:
     rule = decider.differences
     if rule is None:
         raise SystemExit("the shipped judge has no 'differences' rule in its config")
+    model_alone = dataclasses.replace(decider, differences=None)
     found = []
     for line in (CONTRAST / f"{part}.jsonl").read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
-        hits = asyncio.run(SourceTextBackend(row["passage"]).search(row["claim"], limit=5))
-        candidates = judge.candidates(row["claim"], numbered_evidence("source", hits))
-        model = decider._decide(row["claim"], candidates)
+        candidates = judge.candidates(row["claim"], source_evidence(row["claim"], row["passage"]))
+        model = model_alone.decide(row["claim"], candidates)
         final = decider.decide(row["claim"], candidates)
         sentences = [c for c in candidates if c.sentences == 1 and c.entailment is not None]
-        alignments = [rule._read(row["claim"], c) for c in sentences]
+        alignments = [rule.read(row["claim"], c) for c in sentences]
         best = best_alignment(alignments)
         reading = next((c.entailment for c, a in zip(sentences, alignments, strict=True) if a is best), None)
         found.append({"row": row, "model": model.label, "final": f"{final.label}/{final.basis}",

@@ -318,13 +318,13 @@ def computed_outcomes(cases: Path = COMPUTED_CASES, today: str = COMPUTED_TODAY)
     return outcomes
 
 
-def single_claim_cases(cases: Path) -> Iterator[tuple[dict, str]]:
-    """Each case of a JSONL file with the one claim the offline splitter finds in its text (others are left out)."""
+def single_claim_cases(cases: Path, field: str = "text") -> Iterator[tuple[dict, str]]:
+    """Each case of a JSONL file with the one claim the offline splitter finds in its `field` (others are left out)."""
     from veracity.offline.extract import extract_claims_offline
 
     for line in cases.read_text(encoding="utf-8").splitlines():
         case = json.loads(line)
-        claims = extract_claims_offline(case["text"])["claims"]
+        claims = extract_claims_offline(case[field])["claims"]
         if len(claims) == 1:
             yield case, claims[0]["claim"]
 
@@ -337,6 +337,15 @@ def numbered_evidence(backend: str, hits: Sequence) -> list:
             for n, hit in enumerate(hits, 1)]
 
 
+def source_evidence(claim: str, source: str) -> list:
+    """What a source-mode check judges `claim` against: the source text's passages (5, as a check fetches), numbered."""
+    import asyncio
+
+    from veracity.evidence.source import SourceTextBackend
+
+    return numbered_evidence("source", asyncio.run(SourceTextBackend(source).search(claim, limit=5)))
+
+
 PERMISSION_CASES = ROOT / "benchmarks" / "data" / "permission_cases.jsonl"
 
 
@@ -347,16 +356,12 @@ def permission_outcomes(cases: Path = PERMISSION_CASES) -> list[tuple[str, str, 
     give exactly one claim), the source text's passages (5, as a check fetches), then the shipped
     judge; only a decision of the permission rule counts as its verdict.
     """
-    import asyncio
-
-    from veracity.evidence.source import SourceTextBackend
     from veracity.offline.judge.entailment_judge import EntailmentJudge
 
     judge = EntailmentJudge()
     outcomes = []
     for case, claim in single_claim_cases(cases):
-        hits = asyncio.run(SourceTextBackend(case["source"]).search(claim, limit=5))
-        decision = judge.assess(claim, numbered_evidence("source", hits)).decision
+        decision = judge.assess(claim, source_evidence(claim, case["source"])).decision
         outcomes.append((decision.label if decision.basis == "permission" else "", case["label"], case["part"]))
     return outcomes
 
@@ -386,22 +391,12 @@ def difference_outcomes(cases: Path = DIFFERENCE_CASES) -> list[tuple[str, str, 
     (basis "difference") counts as its verdict. The dev part chose the rule's settings, so these figures
     are not held out; `benchmarks/contrast.py --part test` measures the rule on the test part.
     """
-    import asyncio
-
-    from veracity.evidence.source import SourceTextBackend
-    from veracity.offline.extract import extract_claims_offline
     from veracity.offline.judge.entailment_judge import EntailmentJudge
 
     judge = EntailmentJudge()
     outcomes = []
-    for line in cases.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        claims = extract_claims_offline(row["claim"])["claims"]
-        if len(claims) != 1:
-            continue
-        claim = claims[0]["claim"]
-        hits = asyncio.run(SourceTextBackend(row["passage"]).search(claim, limit=5))
-        decision = judge.assess(claim, numbered_evidence("source", hits)).decision
+    for row, claim in single_claim_cases(cases, "claim"):
+        decision = judge.assess(claim, source_evidence(claim, row["passage"])).decision
         refuted = decision.basis == "difference" and decision.label == "refuted"
         outcomes.append(("refuted" if refuted else "", row["label"], row["kind"]))
     return outcomes
@@ -613,7 +608,7 @@ def with_difference_card(text: str, section: dict) -> str:
     start = text.find("## Differences\n")
     if start >= 0:
         end = text.find("\n## ", start + 1)
-        return text[:start] + rendered + (text[end + 1:] if end >= 0 else "")
+        return text[:start] + rendered + ("\n" + text[end + 1:] if end >= 0 else "")
     anchor = text.find("## Held-out test parts")
     anchor = anchor if anchor >= 0 else text.find("## Limits")
     return text[:anchor] + rendered + "\n" + text[anchor:] if anchor >= 0 else text + "\n" + rendered

@@ -26,25 +26,26 @@ from collections.abc import Iterable
 from veracity.offline.difference.alignment import Alignment, Difference
 from veracity.offline.difference.tokens import tokenize
 
+_KINDS = ("substitution", "swap", "polarity", "modality", "addition")
+_SPAN_KINDS = ("number", "name", "word", "negation", "modal")
+_READ_SPAN_KINDS = ("number", "name", "word")
+"""The span kinds the entailment reading is kept for, once each (a negation or a modal is a polarity or a
+modality difference, kept there)."""
 FAMILIES: dict[str, tuple[str, ...]] = {
-    "kind": ("substitution", "swap", "polarity", "modality", "addition", "span_number", "span_name", "span_word",
-             "span_negation", "span_modal", "displaced", "beside_match"),
+    "kind": (*_KINDS, *(f"span_{kind}" for kind in _SPAN_KINDS), "displaced", "beside_match"),
     "lexical": ("rel_antonym", "rel_cohyponym", "rel_hyponym", "rel_hypernym", "rel_close", "rel_none",
                 "rel_paraphrase", "number_gap"),
     "embedding": ("cosine",),
     "position": ("claim_position", "anchored"),
     "entailment": ("p_supported", "p_refuted"),
     "entailment_by_kind": tuple(f"{side}|{kind}" for side in ("p_supported", "p_refuted")
-                                for kind in ("substitution", "swap", "polarity", "modality", "addition", "span_number",
-                                             "span_name", "span_word")),
+                                for kind in (*_KINDS, *(f"span_{kind}" for kind in _READ_SPAN_KINDS))),
 }
-_KINDS = ("substitution", "swap", "polarity", "modality", "addition")
-_SPAN_KINDS = ("number", "name", "word", "negation", "modal")
+"""Every feature, by family, in the order the classifier's weights are stored."""
 _RELATIONS = ("antonym", "cohyponym", "hyponym", "hypernym", "close", "none", "paraphrase", "number", "swap", "claim",
               "passage", "modal")
 FAMILIES["cross"] = tuple(f"{kind}|{relation}" for kind in (*_KINDS, *_SPAN_KINDS) for relation in _RELATIONS)
 """The kind of difference and of span, each crossed with the relation: a lookup table a linear model can read."""
-"""Every feature, by family, in the order the classifier's weights are stored."""
 
 FEATURES: tuple[str, ...] = tuple(name for names in FAMILIES.values() for name in names)
 """All features in order."""

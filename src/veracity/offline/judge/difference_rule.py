@@ -41,7 +41,7 @@ class DifferenceRule:
         """The decision after the differences are read."""
         thresholds = self.reader.classifier.thresholds
         sentences = [c for c in candidates if c.sentences == 1 and c.entailment is not None]
-        alignments = [self._read(claim, c) for c in sentences]
+        alignments = [self.read(claim, c) for c in sentences]
         best = best_alignment(alignments)
         if best is not None and best.reach >= self.min_reach:
             changing = best.changing(thresholds.refute, on_slot=True)
@@ -51,7 +51,7 @@ class DifferenceRule:
         if decision.candidate is None:
             return replace(decision, alignment=best)
         relied_on = next((a for c, a in zip(sentences, alignments, strict=True) if c == decision.candidate), None) \
-            or self._read(claim, decision.candidate)
+            or self.read(claim, decision.candidate)
         if decision.label != "supported":
             return replace(decision, alignment=relied_on)
         added = relied_on.changing(thresholds.addition, on_slot=False)
@@ -64,7 +64,8 @@ class DifferenceRule:
                             alignment=relied_on)
         return replace(decision, alignment=relied_on)
 
-    def _read(self, claim: str, candidate: Candidate) -> Alignment:
+    def read(self, claim: str, candidate: Candidate) -> Alignment:
+        """The claim aligned with a scored passage, its differences read with the model's reading of that passage."""
         p = candidate.entailment
         return self.reader.read(claim, candidate.text, (p.supported, p.refuted) if p is not None else None,
                                 context=candidate.context)
