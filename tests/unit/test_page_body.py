@@ -44,6 +44,38 @@ async def test_a_gzip_bomb_is_inflated_only_up_to_the_cap() -> None:
     assert peak < 2_000_000, f"{peak:,} bytes held to read a {CAP:,}-byte capped body"
 
 
+async def test_bytes_after_the_gzip_stream_are_neither_kept_nor_read() -> None:
+    page = b"<p>Harbour news.</p>"
+    sent = gzip.compress(page) + bytes(range(256)) * 40_000  # then 10 MB that are not a gzip member
+    read: list[int] = []
+
+    async def counted() -> AsyncIterator[bytes]:
+        async for chunk in chunks_of(sent):
+            read.append(len(chunk))
+            yield chunk
+
+    tracemalloc.start()
+    try:
+        body, truncated = await read_capped(counted(), "gzip", CAP)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert body == page and not truncated
+    assert len(read) == 1, f"{len(read)} chunks read after the stream ended"
+    assert peak < 2_000_000, f"{peak:,} bytes held for a {len(page)}-byte page"
+
+
+@pytest.mark.parametrize("size", [7, 1000, 65_536])
+async def test_a_gzip_body_of_several_members_is_read_whole_and_capped(size: int) -> None:
+    parts = [f"<p>Part {number} of the harbour news.</p>".encode() * 50 for number in range(40)]
+    joined = b"".join(gzip.compress(part) for part in parts)
+    body, truncated = await read_capped(chunks_of(joined, size), "gzip", CAP)
+    assert body == b"".join(parts) and not truncated
+    many = b"".join(gzip.compress(part) for part in parts * 100)
+    capped, cut = await read_capped(chunks_of(many, size), "gzip", CAP)
+    assert cut and capped == b"".join(parts * 100)[:CAP]
+
+
 @pytest.mark.parametrize(("coding", "encode"), [
     ("gzip", gzip.compress),
     ("x-gzip", gzip.compress),

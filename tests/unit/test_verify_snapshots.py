@@ -15,9 +15,9 @@ from click.testing import CliRunner, Result
 import veracity
 import veracity.audit.verify
 from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
-from veracity.audit.files import FileRefused, read_regular_file
 from veracity.cli import main
 from veracity.contracts import PageCheck, Report
+from veracity.user_files import FileRefused, read_regular_file
 
 C1 = "Canberra is the capital of Australia."
 NOTE = "Canberra is the capital city of Australia."

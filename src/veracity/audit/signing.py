@@ -29,8 +29,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from veracity.audit.files import FileRefused, read_regular_file
 from veracity.audit.findings import Finding
+from veracity.user_files import FileRefused, read_regular_file, write_atomically
 
 KEYS_ENV = "VERACITY_KEYS"
 """Environment variable naming the folder of the signing key pair."""
@@ -124,7 +124,7 @@ def local_signing_key(folder: Path | None = None) -> SigningKey:
                 _write_private(private_path, Ed25519PrivateKey.generate())
             private = _load_private(private_path)
             if not os.path.lexists(public_path):
-                _write_atomically(public_path, _public_pem(private.public_key()), mode=0o644)
+                write_atomically(public_path, _public_pem(private.public_key()), mode=0o644)
     except OSError as exc:
         if isinstance(exc, SigningKeyError):
             raise
@@ -224,20 +224,7 @@ def _public_pem(key: Ed25519PublicKey) -> bytes:
 def _write_private(path: Path, key: Ed25519PrivateKey) -> None:
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                             serialization.NoEncryption())
-    _write_atomically(path, pem, mode=0o600)
-
-
-def _write_atomically(path: Path, data: bytes, *, mode: int) -> None:
-    """Write `data` to `path` through a temporary file made with `mode` from the start, then renamed."""
-    partial = path.with_name(f".{path.name}.part")
-    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), mode)
-    try:
-        os.fchmod(descriptor, mode)
-        os.write(descriptor, data)
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-    os.replace(partial, path)
+    write_atomically(path, pem, mode=0o600)
 
 
 def _load_private(path: Path) -> Ed25519PrivateKey:

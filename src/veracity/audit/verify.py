@@ -27,7 +27,6 @@ import hashlib
 import json
 from pathlib import Path
 
-from veracity.audit.files import FileRefused, name_inside, read_regular_file
 from veracity.audit.findings import Finding
 from veracity.audit.rejudge import rejudge_findings
 from veracity.audit.structure import evidence_by_claim, structure_findings
@@ -38,6 +37,7 @@ from veracity.contracts import PAGE_VERIFIED, Claim, Evidence, Report, Verdict
 from veracity.nodes.evaluate import decisive_problem
 from veracity.pages import FetchSettings, check_page, examine_page
 from veracity.pages.body import decode_page
+from veracity.user_files import FileRefused, name_inside, read_regular_file
 
 __all__ = ["MAX_SNAPSHOT_BYTES", "Finding", "verify_report"]
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from veracity.audit.markdown import audit_markdown, report_markdown
 from veracity.audit.signing import SigningKey, local_signing_key, signature_path
 from veracity.contracts import Report
+from veracity.user_files import write_atomically
 
 ARTEFACTS = ("report.json", "report.md", "audit.md", "report.json.sig")
 """The files `write_artefacts` writes, in that order (the last only when it signs)."""
@@ -37,11 +38,7 @@ def write_artefacts(report: Report, folder: str | Path, *, sign: bool = True,
         signature_path(target / ARTEFACTS[0]).unlink(missing_ok=True)
     written = []
     for name, data in zip(names, contents, strict=True):
-        path = target / name
-        partial = path.with_name(f".{name}.part")
-        partial.write_bytes(data)
-        partial.replace(path)
-        written.append(path)
+        written.append(write_atomically(target / name, data))
     return written
 
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from veracity.user_files import refuse_unwritable
+
 MAX_KEPT_ERROR_CHARS = 300
 """How much of an error line's message is kept, to name the row when it was never checked."""
 
@@ -30,7 +32,11 @@ class WrittenLine:
 
 
 def done_rows(path: Path) -> dict[str, list[WrittenLine]]:
-    """The lines already in `path` by row id, in file order; an unfinished last line is cut off first."""
+    """The lines already in `path` by row id, in file order; an unfinished last line is cut off first.
+
+    `FileRefused` when `path` is a symlink or not a regular file (see `refuse_unwritable`).
+    """
+    refuse_unwritable(path)
     if not path.exists():
         return {}
     with path.open("rb+") as handle:
@@ -65,9 +71,11 @@ class OutputFile:
     """Appends result lines to the output file."""
 
     def __init__(self, path: Path) -> None:
-        """Open `path` for appending (created with its folder when missing)."""
+        """Open `path` for appending (created with its folder when missing); never through a symlink."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._handle: IO[str] = path.open("a", encoding="utf-8")
+        refuse_unwritable(path)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        self._handle: IO[str] = open(os.open(path, flags, 0o644), "a", encoding="utf-8")
 
     def write(self, record: dict[str, Any]) -> None:
         """One result line, written whole and flushed to disk."""

@@ -10,10 +10,17 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
+
+from veracity.user_files import FileRefused, open_regular_file
+
+MAX_BATCH_BYTES = 2_000_000_000
+"""The largest batch input read (2 GB); a larger file is refused before any row is checked."""
 
 
 @dataclass(frozen=True)
@@ -38,7 +45,11 @@ def row_id(text: str, source: str | None) -> str:
 
 
 def read_rows(path: Path, *, text_field: str = "text") -> Iterator[BatchRow]:
-    """The rows of a .jsonl (one JSON object per line) or .csv file (with a header), in order."""
+    """The rows of a .jsonl (one JSON object per line) or .csv file (with a header), in order.
+
+    Only a regular file of at most `MAX_BATCH_BYTES` is read; anything else (a FIFO, a device, a
+    folder, a larger file) raises ValueError saying why, before any row is read.
+    """
     if path.suffix.lower() == ".csv":
         yield from _csv_rows(path, text_field)
     else:
@@ -55,8 +66,17 @@ def _row(line: int, record: dict[str, object], text_field: str) -> BatchRow:
     return BatchRow(line, identity, text, source_text)
 
 
+def _opened(path: Path) -> TextIO:
+    try:
+        handle = open_regular_file(path, MAX_BATCH_BYTES)
+    except FileRefused as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    newline = "" if path.suffix.lower() == ".csv" else None  # the csv module reads line ends itself
+    return io.TextIOWrapper(handle, encoding="utf-8", errors="replace", newline=newline)
+
+
 def _jsonl_rows(path: Path, text_field: str) -> Iterator[BatchRow]:
-    with path.open(encoding="utf-8", errors="replace") as lines:
+    with _opened(path) as lines:
         for number, raw in enumerate(lines, start=1):
             if not raw.strip():
                 continue
@@ -72,7 +92,7 @@ def _jsonl_rows(path: Path, text_field: str) -> Iterator[BatchRow]:
 
 
 def _csv_rows(path: Path, text_field: str) -> Iterator[BatchRow]:
-    with path.open(encoding="utf-8", errors="replace", newline="") as handle:
+    with _opened(path) as handle:
         reader = csv.DictReader(handle)
         if reader.fieldnames is None or text_field not in reader.fieldnames:
             raise ValueError(f"{path} has no {text_field!r} column (columns: {', '.join(reader.fieldnames or [])})")

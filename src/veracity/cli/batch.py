@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import io
 import json
 import shlex
 import sys
@@ -77,11 +78,15 @@ def batch_command(in_file: Path, out_file: Path, summary_file: Path | None, conc
 
     from veracity.batch import abatch, batch_on_ray, read_rows
     from veracity.errors import ConfigurationError
+    from veracity.user_files import refuse_unwritable
 
     if ray_workers is not None and ray_address is None:
         raise click.UsageError("--ray-workers needs --ray")
     err = Console(stderr=True)
     try:
+        for target in (out_file, summary_file):
+            if target is not None:
+                refuse_unwritable(target)
         total = sum(1 for _ in read_rows(in_file, text_field=text_field))
     except (ValueError, OSError) as exc:
         err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
@@ -161,10 +166,12 @@ SUMMARY_COLUMNS = ("id", "line", "outcome", "claims", "supported", "refuted", "u
 def write_summary(out_file: Path, summary_file: Path) -> None:
     """One CSV line per line of the output file: its id, outcome and counts (or its error)."""
     from veracity.contracts import Report
+    from veracity.user_files import write_atomically
 
-    with out_file.open(encoding="utf-8") as lines, summary_file.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=SUMMARY_COLUMNS)
-        writer.writeheader()
+    table = io.StringIO(newline="")
+    writer = csv.DictWriter(table, fieldnames=SUMMARY_COLUMNS)
+    writer.writeheader()
+    with out_file.open(encoding="utf-8") as lines:
         for raw in lines:
             record = json.loads(raw)
             report = record.get("report")
@@ -174,3 +181,4 @@ def write_summary(out_file: Path, summary_file: Path) -> None:
                              **{k: counts.get(k, "") for k in ("claims", "supported", "refuted", "unverifiable",
                                                                "failures")},
                              "error": record.get("error", "")})
+    write_atomically(summary_file, table.getvalue().encode("utf-8"))

@@ -146,9 +146,13 @@ def eval_command(
     else:
         click.echo(to_markdown(result, gate), nl=False)
     if out_path is not None:
+        from veracity.user_files import FileRefused, write_atomically
+
         text = to_json(result, gate) if out_path.suffix.lower() == ".json" else to_markdown(result, gate)
         try:
-            out_path.write_text(text, encoding="utf-8")
+            write_atomically(out_path, text.encode("utf-8"))
+        except FileRefused as exc:
+            _fail(err, "cannot write the report", str(exc))
         except OSError as exc:
             _fail(err, "cannot write the report", f"{out_path}: {exc.strerror or exc}")
         err.print(f"[dim]report written to {escape(str(out_path))}[/]", highlight=False)

@@ -42,7 +42,6 @@ def verify_command(report_file: Path, key_file: Path | None, snapshots: Path | N
     """
     from pydantic import ValidationError
 
-    from veracity.audit.files import FileRefused, read_regular_file
     from veracity.audit.signing import (
         SigningKeyError,
         VerifyingKey,
@@ -53,6 +52,7 @@ def verify_command(report_file: Path, key_file: Path | None, snapshots: Path | N
     )
     from veracity.audit.verify import verify_report
     from veracity.contracts import Report
+    from veracity.user_files import FileRefused, read_regular_file
 
     err, out = Console(stderr=True), Console(highlight=False)
     try:

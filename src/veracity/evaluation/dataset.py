@@ -25,6 +25,7 @@ from pydantic_core import ErrorDetails
 
 from veracity.contracts import LABELS, Evidence, Label, NonBlank
 from veracity.errors import InputError
+from veracity.user_files import FileRefused, read_regular_file
 
 DatasetKind = Literal["judge", "pass", "claims"]
 
@@ -35,6 +36,8 @@ KIND_DESCRIPTIONS: dict[str, str] = {
 }
 
 MAX_REPORTED_PROBLEMS = 10
+MAX_DATASET_BYTES = 256_000_000
+"""The largest dataset file `load_dataset` reads (256 MB: about a million claim/evidence rows)."""
 
 
 class DatasetError(InputError):
@@ -185,14 +188,18 @@ def parse_row(data: object, line: int) -> Row:
 
 
 def load_dataset(path: str | Path) -> Dataset:
-    """Read and validate a JSONL dataset; raise `DatasetError` naming every bad line (up to ten)."""
+    """Read and validate a JSONL dataset; raise `DatasetError` naming every bad line (up to ten).
+
+    Only a regular file of at most `MAX_DATASET_BYTES` is read: a FIFO, a device or a folder is
+    refused at once, never waited on.
+    """
     path = Path(path)
+    if not path.exists() and not path.is_symlink():
+        raise DatasetError(f"{path}: no such file")
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise DatasetError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise DatasetError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+        raw = read_regular_file(path, MAX_DATASET_BYTES)
+    except FileRefused as exc:
+        raise DatasetError(f"{path}: {exc}") from None
     try:
         content = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -24,6 +24,7 @@ from veracity.pages.addresses import AddressPolicy
 from veracity.pages.fetch import FetchedPage, FetchFailed, FetchSettings, NotFetched, fetch_page, page_client
 from veracity.pages.match import excerpt_in, folded_quote_on_page, page_text
 from veracity.pages.urls import page_url
+from veracity.user_files import write_atomically
 
 __all__ = ["AddressPolicy", "FetchSettings", "check_page", "examine_page"]
 
@@ -73,9 +74,7 @@ def _keep(page: FetchedPage, folder: Path) -> str:
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / name
     if not target.exists():
-        partial = target.with_suffix(target.suffix + ".part")
-        partial.write_bytes(page.raw)
-        partial.replace(target)
+        write_atomically(target, page.raw)
     return name
 
 

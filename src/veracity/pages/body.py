@@ -38,27 +38,51 @@ class Decoded:
 
 
 class _Inflater:
-    """gzip or deflate, inflated no further than asked."""
+    """gzip or deflate, inflated no further than asked.
+
+    A gzip body may hold several members one after another (RFC 1952); each is inflated in turn.
+    Bytes after the end of the stream that are not another member are dropped, not kept:
+    `finished` then says that nothing more needs to be read.
+    """
 
     def __init__(self, coding: str) -> None:
         self.coding = coding
-        self._raw_deflate = False
+        self.finished = False
         self._inflater = zlib.decompressobj(16 + zlib.MAX_WBITS if coding == "gzip" else zlib.MAX_WBITS)
         self._started = False
+        self._members = 0
+        self._carry = b""
 
     def inflate(self, data: bytes, room: int) -> bytes:
-        """At most `room` bytes of `data` inflated (what is left over stays pending)."""
-        pending = self._inflater.unconsumed_tail + data
-        try:
-            piece = self._inflater.decompress(pending, room)
-        except zlib.error as exc:
-            if self.coding != "deflate" or self._started:
-                raise BodyRefused(f"the page's {self.coding} stream is corrupt: {exc}") from exc
-            # "deflate" is sent both with and without the zlib header; try it without
-            self._inflater, self._started = zlib.decompressobj(-zlib.MAX_WBITS), True
-            return self.inflate(pending, room)
-        self._started = True
-        return piece
+        """At most `room` (>= 1) bytes of `data` inflated (what is left over stays pending)."""
+        out = bytearray()
+        pending, self._carry = self._carry + self._inflater.unconsumed_tail + data, b""
+        while not self.finished:
+            try:
+                out += self._inflater.decompress(pending, room - len(out))
+            except zlib.error as exc:
+                if self._members:  # bytes after the last gzip member: not part of the page
+                    self.finished = True
+                    break
+                if self.coding != "deflate" or self._started:
+                    raise BodyRefused(f"the page's {self.coding} stream is corrupt: {exc}") from exc
+                # "deflate" is sent both with and without the zlib header; try it without
+                self._inflater, self._started = zlib.decompressobj(-zlib.MAX_WBITS), True
+                continue
+            self._started = True
+            if not self._inflater.eof:
+                break
+            if self.coding != "gzip":
+                self.finished = True
+                break
+            pending = self._inflater.unused_data
+            self._inflater, self._members = zlib.decompressobj(16 + zlib.MAX_WBITS), self._members + 1
+            if len(out) >= room:
+                self._carry = pending
+                break
+            if not pending:
+                break
+        return bytes(out)
 
 
 async def read_capped(chunks: AsyncIterator[bytes], content_encoding: str, limit: int) -> tuple[bytes, bool]:
@@ -75,6 +99,8 @@ async def read_capped(chunks: AsyncIterator[bytes], content_encoding: str, limit
         if len(body) > limit:
             del body[limit:]
             return bytes(body), True
+        if inflater and inflater.finished:
+            break
     return bytes(body), False
 
 
