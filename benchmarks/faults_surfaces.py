@@ -46,7 +46,6 @@ The exit status is 1 when a case is missed.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -54,15 +53,13 @@ import shutil
 import socket
 import sqlite3
 import sys
-import tempfile
 import time
 import urllib.request
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from surface_faults import CLI, Bench, ModelFake, Run, SearchFake
+from surface_faults import CLI, Bench, Outcome, Run, clean, run_cases, said
 
 POLICY = "The customer may return a package within 14 days of the delivery date."
 HELD_BACK = "You can return the package within 30 days."
@@ -71,23 +68,8 @@ POISON = "Alderbrook has never had a railway station of any kind."
 ROOMS = "The Sydney Opera House opened in 1973. It has over 2,000 rooms."
 
 
-@dataclass
-class Outcome:
-    """One case: what happened, and whether it met its target."""
-
-    case: str
-    happened: str
-    ok: bool
 
 
-def clean(*runs: Run) -> bool:
-    """No run printed a traceback or hung."""
-    return all(run.tracebacks == 0 and not run.hung for run in runs)
-
-
-def said(run: Run) -> str:
-    """Both streams of `run`, whitespace folded."""
-    return " ".join((run.stdout + " " + run.stderr).split())
 
 
 def policy_file(home: Path) -> Path:
@@ -329,37 +311,7 @@ CASES: dict[str, Callable[[Bench], Outcome]] = {
 
 def main() -> None:
     """Run the cases, print one line each, exit 1 when one is missed."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--case", action="append", choices=list(CASES), dest="cases",
-                        help="run only this case (repeatable; default: all)")
-    parser.add_argument("--keep", action="store_true", help="keep the temporary folder, with each run's output")
-    args = parser.parse_args()
-    started = time.monotonic()
-    root = Path(tempfile.mkdtemp(prefix="veracity-faults-surfaces-"))
-    bench = Bench(root=root, model=ModelFake(), search=SearchFake(), escapes=root / "escapes.txt", keep=args.keep)
-    outcomes: list[Outcome] = []
-    try:
-        for name, case in CASES.items():
-            if args.cases and name not in args.cases:
-                continue
-            try:
-                outcome = case(bench)
-            except Exception as error:  # a case that breaks is a miss, reported with its reason
-                outcome = Outcome(name, f"the case itself failed: {type(error).__name__}: {error}", False)
-            outcomes.append(outcome)
-            print(f"{outcome.case}: {outcome.happened} -> {'ok' if outcome.ok else 'MISSED'}", flush=True)
-    finally:
-        bench.model.server.close()
-        bench.search.server.close()
-        if args.keep:
-            print(f"kept {root}", file=sys.stderr)
-        else:
-            shutil.rmtree(root, ignore_errors=True)
-    escapes = bench.escapes.read_text().split("\n")[:-1] if bench.escapes.exists() else []
-    tracebacks = sum(run.tracebacks for run in bench.runs)
-    print(f"all: {len(bench.runs)} runs, {tracebacks} traceback(s), {len(escapes)} connection(s) outside loopback; "
-          f"{sum(o.ok for o in outcomes)} of {len(outcomes)} cases ok in {time.monotonic() - started:.0f} s")
-    sys.exit(0 if all(o.ok for o in outcomes) and not tracebacks and not escapes else 1)
+    run_cases(CASES, __doc__.split("\n", 1)[0], "veracity-faults-surfaces-")
 
 
 if __name__ == "__main__":

@@ -411,6 +411,69 @@ def yes(flag: bool) -> str:
     return "yes" if flag else "NO"
 
 
+@dataclass
+class Outcome:
+    """One case of a fault script: what happened, and whether it met its target."""
+
+    case: str
+    happened: str
+    ok: bool
+
+
+def clean(*runs: Run) -> bool:
+    """No run printed a traceback or hung."""
+    return all(run.tracebacks == 0 and not run.hung for run in runs)
+
+
+def said(run: Run) -> str:
+    """Both streams of `run`, whitespace folded."""
+    return " ".join((run.stdout + " " + run.stderr).split())
+
+
+def run_cases(cases: dict[str, Callable[[Bench], Outcome]], description: str, prefix: str) -> None:
+    """A fault script's command line: run the chosen `cases`, print one line each and a summary, exit 1 on a miss.
+
+    Every case runs against one `Bench` in a temporary folder (``--keep`` keeps it, with each run's
+    output); a case that breaks is a miss reported with its reason. Folders a case made read-only
+    or writable by all are given back to their owner before the folder is removed.
+    """
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--case", action="append", choices=list(cases), dest="cases",
+                        help="run only this case (repeatable; default: all)")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder, with each run's output")
+    args = parser.parse_args()
+    started = time.monotonic()
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    bench = Bench(root=root, model=ModelFake(), search=SearchFake(), escapes=root / "escapes.txt", keep=args.keep)
+    outcomes: list[Outcome] = []
+    try:
+        for name, case in cases.items():
+            if args.cases and name not in args.cases:
+                continue
+            try:
+                outcome = case(bench)
+            except Exception as error:  # a case that breaks is a miss, reported with its reason
+                outcome = Outcome(name, f"the case itself failed: {type(error).__name__}: {error}", False)
+            outcomes.append(outcome)
+            print(f"{outcome.case}: {outcome.happened} -> {'ok' if outcome.ok else 'MISSED'}", flush=True)
+    finally:
+        bench.model.server.close()
+        bench.search.server.close()
+        if args.keep:
+            print(f"kept {root}", file=sys.stderr)
+        else:
+            for path in root.rglob("*"):
+                if path.is_dir() and not path.is_symlink():
+                    path.chmod(0o700)
+            shutil.rmtree(root, ignore_errors=True)
+    escapes = bench.escapes.read_text().split("\n")[:-1] if bench.escapes.exists() else []
+    tracebacks = sum(run.tracebacks for run in bench.runs)
+    print(f"all: {len(bench.runs)} runs, {tracebacks} traceback(s), {sum(run.hung for run in bench.runs)} hang(s), "
+          f"{len(escapes)} connection(s) outside loopback; {sum(o.ok for o in outcomes)} of {len(outcomes)} cases "
+          f"ok in {time.monotonic() - started:.0f} s")
+    sys.exit(0 if all(o.ok for o in outcomes) and not tracebacks and not escapes else 1)
+
+
 # 1. Poisoned cache entries -----------------------------------------------------------------------------------
 
 def poisoned_values(marker: Path) -> dict[str, tuple[str, bytes]]:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from veracity.run.blocking import run_blocking
-from veracity.run.checker import Checker, OnProgress
+from veracity.run.checker import Checker, OnProgress, OnStart
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -30,6 +30,7 @@ async def acheck(
     backend: EvidenceBackend | BaseRetriever | None = None,
     tags: list[str] | None = None,
     on_progress: OnProgress | None = None,
+    on_start: OnStart | None = None,
     checkpoint: str | Path | None = None,
     thread_id: str | None = None,
     **settings: Any,
@@ -43,7 +44,9 @@ async def acheck(
     source is the only evidence: `search` must then be 'auto' or 'source', and `backend` unset
     (`SourceConflictError`, a `ConfigurationError`, otherwise).
     `on_progress(event)` hears each `veracity.ProgressEvent` as it happens: the claims found,
-    each claim's verdict, revise rounds.
+    each claim's verdict, revise rounds. `on_start(context, mode)` is told the check's settings and
+    resolved `Mode` once the set-up passed its checks (API keys, evidence backend), before the first step:
+    `veracity.resources.describe_mode` words them for people.
 
     With `checkpoint` (a SQLite file) every step is saved under `thread_id`: calling again
     with the same file, thread and text resumes an interrupted check where it stopped (steps
@@ -56,7 +59,7 @@ async def acheck(
         settings["model"] = model
         model = None
     checker = shared_checker() if model is None and backend is None else Checker(model=model, backend=backend)
-    return await checker.acheck(text, tags=tags, on_progress=on_progress, checkpoint=checkpoint,
+    return await checker.acheck(text, tags=tags, on_progress=on_progress, on_start=on_start, checkpoint=checkpoint,
                                 thread_id=thread_id, **settings)
 
 

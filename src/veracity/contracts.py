@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import math
+from decimal import ROUND_FLOOR, Decimal
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, computed_field, model_validator
@@ -29,13 +30,28 @@ NonBlank = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)
 # --------------------------------------------------------------------------- LLM contracts
 
 
-def rounded_down(confidence: float, places: int = 2) -> str:
-    """`confidence` written with `places` decimals, rounded down.
+def rounded_down(value: float, places: int = 2) -> str:
+    """`value` written with `places` decimals, rounded down: 0.9388 gives '0.93', 0.29 stays '0.29'.
 
-    A held-back verdict's confidence then never reads as high as the threshold it missed.
+    The digits are cut from the number as Python writes it (its shortest repr), not from
+    `value * 10 ** places`, whose float error would turn 0.29 into '0.28'.
     """
-    scale = 10 ** places
-    return f"{math.floor(confidence * scale) / scale:.{places}f}"
+    if not math.isfinite(value):
+        return str(value)
+    cut = Decimal(repr(value)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_FLOOR)
+    return f"{cut:.{places}f}"
+
+
+def confidence_text(confidence: float) -> str:
+    """How every surface writes a verdict's confidence: two decimals, rounded down ('0.9388' and '0.935' give '0.93').
+
+    Rounded down, never to the nearest, so that a confidence never reads higher than it is: a
+    held-back verdict's never reaches the threshold it missed, and no verdict overstates its
+    calibration. The command line, the Markdown reports, `Guard` and the web page all show it
+    through `Verdict.shown_label`, which reports carry (the server sends it; the page does no rounding
+    of its own).
+    """
+    return rounded_down(confidence, 2)
 
 
 class ExtractedClaim(BaseModel):
@@ -305,6 +321,10 @@ class Verdict(BaseModel):
                     "its label is the model's own, with no confidence and no risk control.",
     )
 
+    @computed_field(  # type: ignore[prop-decorator]  # pydantic's documented form; mypy cannot see through it
+        description="The label as people read it, with the confidence as `confidence_text` writes it (e.g. "
+                    "'unverifiable, leans refuted, 0.93'); derived from the fields above."
+    )
     @property
     def shown_label(self) -> str:
         """The label as people should read it.
@@ -312,16 +332,14 @@ class Verdict(BaseModel):
         A decisive web verdict whose page check failed says so; an unverifiable verdict that leans
         says which way and how confidently ("unverifiable, leans refuted, 0.62"); a verdict with a
         calibrated confidence gives it ("supported, 0.94"); a chat model's verdict with no calibration
-        says so ("supported, uncalibrated").
+        says so ("supported, uncalibrated"). The confidence is `confidence_text`'s (rounded down).
         """
         if self.page is not None and not self.page.verified and self.label != "unverifiable":
             return f"{self.label} (citation not verified on the page)"
         if self.uncalibrated:
             return f"{self.label}, uncalibrated"
-        confidence = f", {self.confidence:.2f}" if self.confidence is not None else ""
+        confidence = f", {confidence_text(self.confidence)}" if self.confidence is not None else ""
         if self.label == "unverifiable" and self.leaning is not None:
-            if self.confidence is not None:  # as its reason shows it: below the threshold it missed
-                confidence = f", {rounded_down(self.confidence)}"
             return f"unverifiable, leans {self.leaning}{confidence}"
         return f"{self.label}{confidence}"
 
@@ -448,6 +466,21 @@ Outcome = Literal["pass", "fail", "incomplete"]
 RiskLevel = Literal["LOW", "MEDIUM", "HIGH"]
 """Hallucination risk bands of `reliability_score`: LOW >= 0.80, MEDIUM >= 0.60, HIGH below."""
 
+CalibrationKind = Literal["shipped", "user"]
+"""Where a calibration came from: shipped inside veracity (the offline judge's), or written by `veracity calibrate`."""
+
+
+class CalibrationOrigin(BaseModel):
+    """The calibration file that gave a report's verdicts their confidences and thresholds."""
+
+    path: str = Field(description="The file: a user's as it was read, the shipped one as its place in the installed "
+                                  "package ('veracity/offline/assets/calibration/confidence.json').")
+    origin: CalibrationKind = Field(description="'shipped' (the offline judge's own) or 'user' (written by "
+                                                "`veracity calibrate`).")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="SHA-256 of the file's bytes as the check read them; "
+                                                                "`veracity verify` compares it with the file.")
+    judge: str = Field(description="The judge the calibration was measured for, in words.")
+
 
 class Report(BaseModel):
     """The result of checking one text."""
@@ -476,6 +509,11 @@ class Report(BaseModel):
     judge_version: str | None = Field(
         default=None, description="For an offline check, the offline judge's version (`veracity verify` re-judges "
                                   "with it); None when a chat model judged.")
+    calibration: CalibrationOrigin | None = Field(
+        default=None, description="The calibration that ruled the verdicts (confidences, and the thresholds that hold "
+                                  "uncertain ones back): which file, where from, its SHA-256 and its judge. None "
+                                  "when a chat model judged uncalibrated, or in a report written before it was "
+                                  "recorded.")
     evidence_coverage: float | None = Field(
         default=None, description="Supported claims / all claims (a heuristic; refuted claims lower it)."
     )

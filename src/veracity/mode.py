@@ -18,6 +18,9 @@ OFFLINE = "offline"
 ModelStep = Literal["extract", "judge"]
 """A step that runs a model: claim extraction (the splitter) or the judge."""
 
+MODEL_STEPS: tuple[ModelStep, ...] = ("extract", "judge")
+"""The steps that run a model, in the order a check runs them."""
+
 
 @dataclass(frozen=True)
 class Mode:
@@ -50,6 +53,23 @@ def step_model(context: Context, mode: Mode, step: ModelStep) -> str:
     """The model `step` runs with: its own setting (`extract_model`, `judge_model`), else the run's model."""
     own = context.extract_model if step == "extract" else context.judge_model
     return own or mode.model
+
+
+def step_models(context: Context, mode: Mode) -> dict[ModelStep, str]:
+    """Each model step's model as the run uses it (`step_model`), in the order the steps run."""
+    return {step: step_model(context, mode, step) for step in MODEL_STEPS}
+
+
+def describe_models(context: Context, mode: Mode) -> str:
+    """Each step's model for people, as the run uses it: e.g. 'extract: offline · judge: openai:my-judge'.
+
+    When every step runs the same model it is named once: 'offline', or 'model openai:gpt-4.1-mini'.
+    """
+    models = step_models(context, mode)
+    if len(set(models.values())) == 1:
+        model = next(iter(models.values()))
+        return model if model == OFFLINE else f"model {model}"
+    return " · ".join(f"{step}: {model}" for step, model in models.items())
 
 
 def models_used(context: Context, mode: Mode) -> tuple[str, str]:

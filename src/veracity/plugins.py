@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from veracity.kb.store import KnowledgeBase
     from veracity.llm.models import init_model
     from veracity.llm.probe import endpoint_problem, model_endpoint, unreachable
+    from veracity.offline.calibration.confidence import shipped_origin
     from veracity.offline.model.embedder import default_embedder
     from veracity.offline.plugin import EmbeddingSupport, OfflineJudge, OfflineSplitter
     from veracity.pages.plugin import PageFetcher
@@ -40,7 +41,7 @@ __all__ = [
     "KnowledgeBase", "KnowledgeBaseBackend", "ModelCallCache", "OfflineJudge", "OfflineSplitter", "PageFetcher",
     "RetrieverBackend", "ShippedCalculator", "default_cache_path", "default_embedder", "default_kb_path",
     "calibration_folder", "calibration_for", "endpoint_problem", "init_model", "judge_identity", "model_endpoint",
-    "open_store", "unreachable",
+    "open_store", "shipped_origin", "unreachable",
 ]
 
 MODULES: dict[str, str] = {
@@ -56,6 +57,7 @@ MODULES: dict[str, str] = {
     "init_model": "veracity.llm.models",
     "endpoint_problem": "veracity.llm.probe", "model_endpoint": "veracity.llm.probe",
     "unreachable": "veracity.llm.probe",
+    "shipped_origin": "veracity.offline.calibration.confidence",
     "default_embedder": "veracity.offline.model.embedder",
     "EmbeddingSupport": "veracity.offline.plugin", "OfflineJudge": "veracity.offline.plugin",
     "OfflineSplitter": "veracity.offline.plugin",

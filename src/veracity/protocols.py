@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from veracity.context import Context
-from veracity.contracts import Claim, Computation, Evidence, Label, PageCheck, SkipReason, Verdict
+from veracity.contracts import CalibrationOrigin, Claim, Computation, Evidence, Label, PageCheck, SkipReason, Verdict
 from veracity.evidence.base import EvidenceBackend
 from veracity.evidence.capabilities import Capabilities
 from veracity.mode import Mode, ModelStep
@@ -236,4 +236,8 @@ class StepResources(Protocol):
 
     def chat_calibration(self, context: Context, run: RunScope | None = None) -> VerdictCalibration | None:
         """The calibration of the run's chat-model judge, or None when none was measured for it (uncalibrated)."""
+        ...
+
+    def calibration_origin(self, context: Context, run: RunScope | None = None) -> CalibrationOrigin | None:
+        """The calibration that rules the run's verdicts, as its report names it; None: a chat judge uncalibrated."""
         ...

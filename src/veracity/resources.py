@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, TypeGuard
 
 from veracity import plugins
 from veracity.context import CALIBRATION_OFF, DEFAULT_MODEL, Context
+from veracity.contracts import CalibrationOrigin
 from veracity.errors import ConfigurationError
 from veracity.evidence.base import EvidenceBackend
 from veracity.evidence.capabilities import Capabilities
@@ -29,7 +30,17 @@ from veracity.evidence.source import SourceTextBackend
 from veracity.evidence.web import TavilyBackend
 from veracity.llm.caps import with_output_cap
 from veracity.llm.stalls import StalledModels
-from veracity.mode import OFFLINE, Mode, ModelStep, judged_offline, models_used, step_model
+from veracity.mode import (
+    MODEL_STEPS,
+    OFFLINE,
+    Mode,
+    ModelStep,
+    describe_models,
+    judged_offline,
+    models_used,
+    step_model,
+    step_models,
+)
 from veracity.run_scope import RunKey, RunScope
 from veracity.source_mode import SOURCE, missing_source, source_search
 
@@ -39,6 +50,7 @@ if TYPE_CHECKING:
 
     from veracity.cache import CacheStore
     from veracity.calculator.plugin import ShippedCalculator
+    from veracity.calibration.file import CalibrationFile
     from veracity.calibration.plugin import ChatCalibration
     from veracity.offline.plugin import EmbeddingSupport, OfflineJudge, OfflineSplitter
     from veracity.pages.plugin import PageFetcher
@@ -50,27 +62,32 @@ __all__ = [
 
 
 def describe_mode(mode: Mode, context: Context) -> str:
-    """One line for people: what runs, and how to change it."""
-    judge = (
-        "offline (local claim splitter and judge; set OPENAI_API_KEY or --model for an LLM)"
-        if mode.offline else f"model {mode.model}"
-    )
+    """One line for people: each step's model, the evidence and the cache as a run uses them, and how to change them.
+
+    E.g. "extract: offline · judge: openai:my-judge · evidence: only the source text 'policy.txt' · cache: ...".
+    The models are `describe_models`'s (each step's own setting, else the run's model), so the line names
+    what runs also when the steps differ.
+    """
+    models = describe_models(context, mode)
+    offline = all(model == OFFLINE for model in step_models(context, mode).values())
+    if offline:
+        models += " (the local claim splitter and judge; set OPENAI_API_KEY or --model for an LLM)"
     evidence = {
-        "web": "evidence from the web (Tavily)",
-        "kb": f"evidence from the knowledge base{' at ' + context.kb_path if context.kb_path else ''}"
+        "web": "the web (Tavily)",
+        "kb": f"the knowledge base{' at ' + context.kb_path if context.kb_path else ''}"
               " (set TAVILY_API_KEY or --search web for web search)",
-        SOURCE: f"evidence only from the source text '{context.source_title}'",
-    }.get(mode.search, f"evidence from the {mode.search} backend")
-    return f"{judge}; {evidence}{_cache_note(mode, context)}"
+        SOURCE: f"only the source text '{context.source_title}'",
+    }.get(mode.search, f"the {mode.search} backend")
+    return " · ".join([models, f"evidence: {evidence}", *_cache_note(mode, context, offline=offline)])
 
 
-def _cache_note(mode: Mode, context: Context) -> str:
-    """Where model answers and web searches are kept, when this run keeps any."""
-    if mode.offline and not mode.evidence.pages_to_fetch:  # no model answers, and no web searches
-        return ""
+def _cache_note(mode: Mode, context: Context, *, offline: bool) -> list[str]:
+    """Where model answers and web searches are kept, when this run keeps any (`offline`: no step asks a model)."""
+    if offline and not mode.evidence.pages_to_fetch:  # no model answers, and no web searches
+        return []
     if not context.cache:
-        return "; cache off"
-    return f"; cache {context.cache_path or plugins.default_cache_path()} (--no-cache to bypass)"
+        return ["cache: off"]
+    return [f"cache: {context.cache_path or plugins.default_cache_path()} (--no-cache to bypass)"]
 
 
 def resolve_mode(context: Context, *, bound_model: object = None, bound_backend: object = None) -> Mode:
@@ -304,8 +321,8 @@ class Resources:
         self._models_lock = threading.Lock()  # preflights run in worker threads (`Checker.acheck`)
         self._mode: RunKey[Mode] = RunKey("mode")
         """Per run: its mode, resolved once (`mode`)."""
-        self._calibration: RunKey[str | None] = RunKey("calibration")
-        """Per run: the judge's calibration file, found once (`calibration`)."""
+        self._calibration: RunKey[CalibrationFile | None] = RunKey("calibration")
+        """Per run: the judge's calibration file, found and read once (`calibration`)."""
         self._unreachable: RunKey[dict[int, BaseChatModel]] = RunKey("unreachable models")
         """Per run: the created models whose endpoint did not answer the preflight probe, by id, each with the
         copy that fails at once in its place (see `veracity.llm.probe`)."""
@@ -347,23 +364,38 @@ class Resources:
 
         `Context.calibration` names one (checked to be measured for this judge: `ConfigurationError`
         otherwise), or 'off' (none); unset, the file `veracity calibrate` kept for this judge in the data folder
-        is used when there is one.
+        is used when there is one (and refused when it is not the user's own).
         """
+        found = self._calibration_file(context, run)
+        return None if found is None else str(found.path)
+
+    def _calibration_file(self, context: Context, run: RunScope | None) -> CalibrationFile | None:
         mode = self.mode(context, run)  # before the run's lock is taken for the calibration
         find = functools.partial(self._find_calibration, context, mode)
         return find() if run is None else run.setdefault(self._calibration, find)
 
-    def _find_calibration(self, context: Context, mode: Mode) -> str | None:
+    def _find_calibration(self, context: Context, mode: Mode) -> CalibrationFile | None:
         if context.calibration is None and not _holds_files(plugins.calibration_folder()):
             return None  # nothing kept: no need to name the judge (which reads the offline model's files)
         judge = plugins.judge_identity(context, step_model(context, mode, "judge"))
-        found = plugins.calibration_for(judge, context.calibration)
-        return None if found is None else str(found.path)
+        return plugins.calibration_for(judge, context.calibration)
 
     def chat_calibration(self, context: Context, run: RunScope | None = None) -> ChatCalibration | None:
-        """The calibration of the run's chat-model judge, or None when none was measured for it."""
-        path = self.calibration(context, run)
-        return None if path is None else plugins.ChatCalibration.read(path)
+        """The calibration of the run's chat-model judge (the file read for the run), or None when none was measured."""
+        found = self._calibration_file(context, run)
+        return None if found is None else plugins.ChatCalibration(found)
+
+    def calibration_origin(self, context: Context, run: RunScope | None = None) -> CalibrationOrigin | None:
+        """The calibration that rules the run's verdicts, as its report names it (`contracts.CalibrationOrigin`).
+
+        The file the run's judge uses; for the offline judge without one, or in source mode (which
+        keeps its own), the shipped calibration; None for a chat judge with none (uncalibrated).
+        """
+        found = self._calibration_file(context, run)
+        offline = self.offline(context, "judge", run)
+        if found is not None and not (offline and self.mode(context, run).source):
+            return found.origin()
+        return plugins.shipped_origin() if offline else None
 
     # -- the run's mode and models -----------------------------------------------------------------------------------
 
@@ -463,8 +495,7 @@ class Resources:
         within seconds instead of after `model_timeout` per attempt.
         """
         mode = self.mode(context, run)
-        steps: tuple[ModelStep, ...] = ("extract", "judge")
-        models = [self._model(context, step, run) for step in steps if not self.offline(context, step, run)]
+        models = [self._model(context, step, run) for step in MODEL_STEPS if not self.offline(context, step, run)]
         built_in = BUILT_IN_BACKENDS.get(mode.search) if self._bound_backend is None else None
         if built_in is not None:
             built_in.check(context)

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal, NotRequired, TypeVar, get_origin, ge
 from typing_extensions import TypedDict
 
 from veracity.contracts import (
+    CalibrationOrigin,
     Claim,
     Computation,
     Evaluation,
@@ -132,6 +133,8 @@ class FactCheckState(TopLevelResults, total=False):
     mode: str
     model: str
     source_mode: bool
+    calibration: CalibrationOrigin | None
+    """The calibration that rules the verdicts (`StepResources.calibration_origin`), named on the report."""
     claims: list[Claim]
     skipped: list[Skipped]
     extraction_attempts: Annotated[GateAttempts, merge_keeping_none]

@@ -204,3 +204,31 @@ def test_the_differing_words_are_marked_and_the_correction_shown(browser) -> Non
         "by the source: The capital of Provence is Marseille."
     ARTIFACTS.mkdir(exist_ok=True)
     browser.save_screenshot(str(ARTIFACTS / "web-page-difference.png"))
+
+
+def test_the_page_shows_each_confidence_as_the_command_line_does(browser, monkeypatch) -> None:
+    """0.9388 reads "0.93" on the page as on the command line (the page showed "0.94"); 0.935 and 0.925 too."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    import veracity.server.app
+    from tests.unit.test_confidence_text import SHOWN, TEXT, report
+
+    async def fixed(_self, _text, on_progress=None, **_settings):
+        written = report()
+        for claim, verdict in zip(written.claims, written.verdicts, strict=True):
+            if on_progress is not None:
+                from veracity.progress import ProgressEvent
+
+                on_progress(ProgressEvent(kind="verdict", claim=claim, verdict=verdict))
+        return written
+
+    monkeypatch.setattr(veracity.server.app.Checker, "acheck", fixed)
+    with serving(create_app(model="offline", api_key="")) as url:
+        browser.get(url + "/")
+        browser.find_element(By.ID, "text").send_keys(TEXT)
+        browser.find_element(By.ID, "check").click()
+        WebDriverWait(browser, 30).until(lambda b: b.find_element(By.ID, "status").text in {"done"}
+                                         or b.find_element(By.ID, "status").text.startswith("error"))
+        rows = browser.find_elements(By.CSS_SELECTOR, "#verdicts tbody tr")
+        assert [row.find_element(By.CLASS_NAME, "label").text for row in rows] == list(SHOWN.values())

@@ -14,6 +14,7 @@ from veracity.calibration.file import CalibrationFile, calibration_for, default_
 from veracity.calibration.identity import JudgeIdentity
 from veracity.calibration.runner import MIN_ROWS, TooFewRows, acalibrate
 from veracity.cli import main
+from veracity.contracts import confidence_text
 from veracity.errors import ConfigurationError
 from veracity.run.checker import Checker
 from veracity.testing import ScriptedChatModel
@@ -55,7 +56,7 @@ async def test_a_check_with_the_calibration_shows_confidences_and_holds_wrong_ve
     wrong = await checker.acheck(claim(301), calibration=str(chat_calibration), **CHECK)
     kept, held = right.verdicts[0], wrong.verdicts[0]
     assert kept.label == "supported" and kept.confidence is not None and kept.confidence >= 0.9
-    assert not kept.uncalibrated and kept.shown_label == f"supported, {kept.confidence:.2f}"
+    assert not kept.uncalibrated and kept.shown_label == f"supported, {confidence_text(kept.confidence)}"
     assert held.label == "unverifiable" and held.leaning == "supported" and held.confidence is not None
     assert held.shown_label.startswith("unverifiable, leans supported, 0.")
     assert "needs" in held.reason

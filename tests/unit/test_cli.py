@@ -196,7 +196,7 @@ def test_a_source_is_the_evidence_and_another_search_with_it_is_a_usage_error(
         report = json.loads(result.stdout)
         assert report["mode"] == "offline+source" and report["passed"] is False
         assert [item["backend"] for item in report["evidence"]] == ["source"]
-        assert "evidence only from the source text 'brochure.txt'" in result.stderr
+        assert "evidence: only the source text 'brochure.txt'" in result.stderr
     for search in ("kb", "web"):
         result = runner.invoke(main, ["check", TRUE_IN_THE_KB, "--source", str(brochure), "--search", search,
                                       "--model", "offline", "--json"])
@@ -243,3 +243,64 @@ def test_every_skipped_statement_is_listed_under_the_table_with_its_reason(runne
         "- “Paris is the most beautiful city in Europe”: an opinion or value judgement, not a checkable fact",
         "- “The Lakers will win the championship”: a prediction about the future, not yet checkable",
     ]
+
+
+# --------------------------------------------------------------------------- the first line on stderr
+
+POLICY_FILE_TEXT = "Returns are accepted within 14 days of delivery."
+
+
+@pytest.fixture
+def dead_model_endpoint(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """An OpenAI-compatible endpoint that does not answer: a check's calls to it fail at once (no socket is opened)."""
+    from veracity.llm import probe
+
+    asked: list[str] = []
+
+    def prober(base_url: str) -> str:
+        asked.append(base_url)
+        return f"the model endpoint {base_url} is not answering"
+
+    monkeypatch.setenv("OPENAI_API_KEY", "local")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://models.internal:8080/v1")
+    monkeypatch.setattr(probe, "ENDPOINT_PROBES", probe.EndpointProbes(prober))
+    return asked
+
+
+def test_the_first_line_names_each_steps_model_as_it_runs(
+    runner: CliRunner, tmp_path: Path, dead_model_endpoint: list[str]
+) -> None:
+    policy = tmp_path / "policy.txt"
+    policy.write_text(POLICY_FILE_TEXT, encoding="utf-8")
+    result = runner.invoke(main, ["check", "You can return it within 30 days.", "--source", str(policy),
+                                  "--extract-model", "offline", "--judge-model", "openai:my-judge", "--no-cache"])
+    # before: "model openai:gpt-4.1-mini", the run's default model, which neither step ran
+    first = result.stderr.splitlines()[0]
+    assert first == "veracity: extract: offline · judge: openai:my-judge · evidence: only the source text " \
+                    "'policy.txt' · cache: off", result.stderr
+    assert dead_model_endpoint  # the judge's endpoint was asked: the line came after the set-up's checks
+    assert result.exit_code == 3, result.output  # the judge's endpoint is down: the check is incomplete
+
+
+def test_a_missing_key_is_the_first_line_with_nothing_misleading_before_it(runner: CliRunner, tmp_path: Path) -> None:
+    policy = tmp_path / "policy.txt"
+    policy.write_text(POLICY_FILE_TEXT, encoding="utf-8")
+    result = runner.invoke(main, ["check", "You can return it within 30 days.", "--source", str(policy),
+                                  "--judge-model", "openai:x"])
+    assert result.exit_code == 2, result.output
+    # before: "veracity: offline (local claim splitter and judge; ...)" came first, then the error
+    assert result.stderr.splitlines()[0].startswith("not configured: model 'openai:x' needs OPENAI_API_KEY")
+    assert "offline" not in result.stderr.splitlines()[0]
+
+
+def test_an_offline_check_says_both_steps_run_locally_and_how_to_change_it(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    policy = tmp_path / "policy.txt"
+    policy.write_text(POLICY_FILE_TEXT, encoding="utf-8")
+    result = runner.invoke(main, ["check", "You can return it within 14 days.", "--source", str(policy),
+                                  "--model", "offline"])
+    assert result.exit_code in (0, 1), result.output
+    assert result.stderr.splitlines()[0] == (
+        "veracity: offline (the local claim splitter and judge; set OPENAI_API_KEY or --model for an LLM) · "
+        "evidence: only the source text 'policy.txt'")

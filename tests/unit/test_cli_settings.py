@@ -121,7 +121,7 @@ def test_the_servers_request_settings_come_from_context() -> None:
 def captured_check(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     seen: dict[str, Any] = {}
 
-    async def capture(text: str, on_progress: Any = None, **settings: Any) -> object:
+    async def capture(text: str, on_progress: Any = None, on_start: Any = None, **settings: Any) -> object:
         seen.update(settings)
         raise SystemExit(0)
 

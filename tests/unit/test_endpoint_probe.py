@@ -152,6 +152,17 @@ def test_a_created_openai_model_makes_no_retries_of_its_own_unless_asked() -> No
 
 
 @pytest.mark.usefixtures("openai_env")
+def test_a_proxy_variable_gets_no_warning_that_proxies_are_ignored(monkeypatch: pytest.MonkeyPatch,
+                                                                    caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")  # before: the first stderr line was this warning
+    monkeypatch.setattr("langchain_openai.chat_models._client_utils._proxy_env_warning_emitted", False)
+    with caplog.at_level("WARNING"):
+        model = init_model("openai:gpt-4.1-mini")
+    assert not [record for record in caplog.records if "proxy" in record.getMessage()]
+    assert model.http_async_client is not None and model.http_client is not None  # type: ignore[attr-defined]
+
+
+@pytest.mark.usefixtures("openai_env")
 def test_the_probed_address_is_the_openai_clients_base_url() -> None:
     assert model_endpoint(init_model("openai:gpt-4.1-mini")) == BASE_URL
     assert model_endpoint(GenericFakeChatModel(messages=iter([]))) is None

@@ -227,7 +227,8 @@ def test_pass_rows_with_a_source_run_the_whole_graph(tmp_path: Path, world: Fake
     assert all(o.tokens_in > 0 and o.tokens_out > 0 for o in outcomes)
     assert result.aggregate["tokens_in"].mean == sum(o.tokens_in for o in outcomes)
     assert result.aggregate["tokens_out"].mean == sum(o.tokens_out for o in outcomes)
-    assert result.settings["runs_as"] == "model: custom:ScriptedChatModel; evidence: each row's source"
+    assert result.settings["runs_as"] == (
+        "model custom:ScriptedChatModel; evidence: each row's source")
 
 
 def test_pass_row_whose_extraction_fails_is_scored_zero(tmp_path: Path, world: FakeWorld) -> None:

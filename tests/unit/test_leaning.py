@@ -19,7 +19,7 @@ from veracity.audit import audit_markdown, report_markdown
 from veracity.cli import main
 from veracity.cli.live import verdict_line
 from veracity.cli.tables import print_report, verdict_table
-from veracity.contracts import Report
+from veracity.contracts import Report, confidence_text
 
 OPENED = "The Sydney Opera House opened in 1973."
 LEANS = re.compile(r"unverifiable, leans supported, 0\.\d\d")
@@ -59,7 +59,7 @@ def test_with_the_rule_off_the_judge_speaks_and_gives_its_confidence() -> None:
     [verdict] = report.verdicts
     assert verdict.label == "supported" and verdict.leaning is None
     assert verdict.confidence is not None
-    assert verdict.shown_label == f"supported, {verdict.confidence:.2f}"
+    assert verdict.shown_label == f"supported, {confidence_text(verdict.confidence)}"
 
 
 def test_the_cli_takes_min_precision_and_rejects_a_bad_one() -> None:

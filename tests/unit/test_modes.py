@@ -50,6 +50,15 @@ def test_describe_says_how_to_change_the_mode() -> None:
     assert "offline" in line and "OPENAI_API_KEY" in line and "TAVILY_API_KEY" in line
 
 
+def test_describe_names_each_steps_model_as_it_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # the run's model is then the default one, which no step runs
+    context = Context(extract_model="offline", judge_model="openai:my-judge", source_text=POLICY, cache=False)
+    line = describe_mode(resolve_mode(context), context)
+    assert line == ("extract: offline · judge: openai:my-judge · evidence: only the source text 'source' · "
+                    "cache: off")
+    assert DEFAULT_MODEL not in line
+
+
 # --------------------------------------------------------------------------- a source text is always the evidence
 
 POLICY = "Returns within 14 days."

@@ -31,7 +31,8 @@ def test_a_normal_offline_check_prints_only_its_own_lines_on_stderr(tmp_path: Pa
     done = run_cli("check", ANSWER, "--model", "offline", *options, cwd=tmp_path)
     assert done.returncode in (0, 1), done.stderr
     [mode_line] = done.stderr.splitlines()
-    assert mode_line.startswith("veracity: offline (local claim splitter and judge"), done.stderr
+    assert mode_line.startswith("veracity: offline (the local claim splitter and judge"), \
+        done.stderr
 
 
 def test_a_normal_batch_prints_only_its_own_lines_on_stderr(tmp_path: Path) -> None:

@@ -17,7 +17,8 @@ from veracity.cli import main
 from veracity.evaluation.dataset import DatasetError, load_dataset
 from veracity.user_files import FileRefused, open_regular_file, read_regular_file, refuse_unwritable, write_atomically
 
-ROW = {"claim": "The Eiffel Tower is in Paris.", "evidence": ["The Eiffel Tower stands in Paris."], "label": "supported"}
+ROW = {"claim": "The Eiffel Tower is in Paris.", "evidence": ["The Eiffel Tower stands in Paris."],
+       "label": "supported"}
 
 
 @pytest.fixture

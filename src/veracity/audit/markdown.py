@@ -46,7 +46,8 @@ def audit_markdown(report: Report, *, written_at: str | None = None) -> str:
              f"- veracity {version('veracity')}, model `{report.model or 'unknown'}`, mode `{report.mode}`, "
              f"written {written_at}",
              f"- outcome: {report.outcome}; revise rounds: {report.revisions}; "
-             f"tokens in/out: {report.tokens_in}/{report.tokens_out}", ""]
+             f"tokens in/out: {report.tokens_in}/{report.tokens_out}",
+             f"- calibration: {calibration_line(report)}", ""]
     for claim in report.claims:
         lines += _claim_section(report, claim)
     if report.skipped:
@@ -54,6 +55,15 @@ def audit_markdown(report: Report, *, written_at: str | None = None) -> str:
     if report.failures:
         lines += ["## Failures", "", *(f"- {failure.kind}: {failure.message}" for failure in report.failures), ""]
     return "\n".join(lines)
+
+
+def calibration_line(report: Report) -> str:
+    """Which calibration ruled the verdicts, in words: its origin, file, digest and judge; or none."""
+    calibration = report.calibration
+    if calibration is None:
+        return "none recorded (a chat model judged uncalibrated, or the report predates the record)"
+    return (f"{calibration.origin} file `{calibration.path}` (sha256 {calibration.sha256[:12]}), measured for "
+            f"{calibration.judge}")
 
 
 def skipped_section(report: Report) -> list[str]:

@@ -188,13 +188,21 @@ def _legacy_evaluation(report: Report, written: Any) -> Finding | None:
 
 
 def _written_fields(written: Any) -> Any:
-    """The file's JSON without the fields a report derives or an older report held (checked apart)."""
+    """The file's JSON without the fields a report derives or an older report held (checked apart).
+
+    A verdict's `shown_label` is text for people, derived from its other fields when the report is read:
+    the way it is worded may change between versions, so it is not compared.
+    """
     if not isinstance(written, dict):
         return written
     fields = {key: value for key, value in written.items() if key != "passed"}
     evaluation = fields.get("evaluation")
     if isinstance(evaluation, dict) and "passed" in evaluation:
         fields["evaluation"] = {key: value for key, value in evaluation.items() if key != "passed"}
+    verdicts = fields.get("verdicts")
+    if isinstance(verdicts, list):
+        fields["verdicts"] = [{key: value for key, value in verdict.items() if key != "shown_label"}
+                              if isinstance(verdict, dict) else verdict for verdict in verdicts]
     return fields
 
 

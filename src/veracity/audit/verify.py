@@ -13,6 +13,7 @@ checks each again:
 * every computation gives the same label and the same steps when run again on the stored
   evidence and date;
 * an offline report's judged verdicts come out the same from the offline judge (`rejudge`);
+* the calibration file the report names still has the digest it records (`calibration`);
 * with a snapshots folder, each kept page still has its recorded hash and still carries the
   quote; with `live`, each cited page is fetched again and must still carry it.
 
@@ -27,6 +28,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from veracity.audit.calibration import calibration_findings
 from veracity.audit.findings import Finding
 from veracity.audit.rejudge import rejudge_findings
 from veracity.audit.structure import evidence_by_claim, structure_findings
@@ -65,6 +67,7 @@ async def verify_report(report: Report, *, raw: bytes | None = None, snapshots: 
         findings += _verdict_findings(claim, verdict, evidence.get(claim.id, []), snapshots)
         if live and verdict.page is not None:
             findings.append(await _live(claim, verdict, settings or FetchSettings()))
+    findings += await asyncio.to_thread(calibration_findings, report)
     if rejudge:
         findings += await asyncio.to_thread(rejudge_findings, report)
     return findings

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import datetime
 
+from veracity.calculator.answer import Answer
 from veracity.calculator.arithmetic import decide_arithmetic, is_arithmetic
-from veracity.calculator.solve import Answer, calculate
+from veracity.calculator.solve import calculate
 from veracity.contracts import Computation, ComputedInput, Evidence, Label
 from veracity.offline.calibration.ruling import CaseRule
 from veracity.protocols import Computed

@@ -10,18 +10,22 @@ approximate figure that straddles the threshold, or an input the evidence does n
 from __future__ import annotations
 
 import datetime
+import functools
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from veracity.calculator.answer import Answer, Used
 from veracity.calculator.arithmetic import decide_arithmetic
+from veracity.calculator.bounds import compare_limits
 from veracity.calculator.dates import DateMention, find_dates, whole_years_between, year_ranges
 from veracity.calculator.inputs import Source, Subject, subject_sources
+from veracity.calculator.limits import as_stated
 from veracity.calculator.plain import clause_of, figure_problem
 from veracity.calculator.questions import RELATION_WORDS, Question, Relation, parse_question
 from veracity.calculator.units import Unit, convert
-from veracity.calculator.values import NUMBER, Measure, find_measures, number_value
+from veracity.calculator.values import NUMBER, Measure, find_measures, number_text, number_value
 from veracity.contracts import Evidence, Label
 from veracity.offline.judge.words import content_stems
 
@@ -49,25 +53,6 @@ DISTINCT = 0.02
 
 
 @dataclass(frozen=True)
-class Used:
-    """One input of a computation: the evidence sentence it was read from and the value as written."""
-
-    evidence: Evidence
-    quote: str
-    value: str
-
-
-@dataclass(frozen=True)
-class Answer:
-    """The computed verdict: its label, the computation as text, and the inputs it used."""
-
-    label: Label
-    text: str
-    inputs: list[Used] = field(default_factory=list)
-    today: datetime.date | None = None
-
-
-@dataclass(frozen=True)
 class _Dated:
     source: Source
     date: DateMention
@@ -80,6 +65,9 @@ def calculate(claim: str, evidence: Sequence[Evidence], today: datetime.date) ->
     if arithmetic is not None:
         label: Label = "unverifiable" if arithmetic.holds is None else ("supported" if arithmetic.holds else "refuted")
         return Answer(label, arithmetic.text)
+    limited = compare_limits(claim, evidence, today)
+    if limited is not None:
+        return limited
     question = parse_question(claim)
     if question is None:
         return None
@@ -122,14 +110,8 @@ def _label(holds: bool | None, negated: bool) -> Label:
     return "supported" if holds != negated else "refuted"
 
 
-def _number(value: float) -> str:
-    if math.isinf(value):
-        return "∞"
-    return f"{value:,.0f}" if abs(value - round(value)) < 1e-9 or abs(value) >= 100 else f"{value:,.3g}"
-
-
 def _range(low: float, high: float, unit: str) -> str:
-    shown = _number(low) if _number(low) == _number(high) else f"{_number(low)} to {_number(high)}"
+    shown = number_text(low) if number_text(low) == number_text(high) else f"{number_text(low)} to {number_text(high)}"
     return f"{shown} {unit}".strip()
 
 
@@ -142,7 +124,7 @@ def _conclusion(low: float, high: float, question: Question, unit: str) -> tuple
 
 def _test(question: Question, holds: bool | None) -> str:
     assert question.threshold is not None
-    claim = f"{RELATION_WORDS[question.relation]} {_number(question.threshold)}"
+    claim = f"{RELATION_WORDS[question.relation]} {number_text(question.threshold)}"
     result = {True: "holds", False: "does not hold", None: "cannot be decided from these figures"}[holds]
     negation = " (the claim says it is not so)" if question.negated and holds is not None else ""
     return f"{claim}: {result}{negation}"
@@ -374,7 +356,7 @@ def _read(subject: Subject, evidence: Sequence[Evidence], claim_stems: set[str],
     for source in subject_sources(subject, evidence, rival):
         text = source.sentence.text
         overlap = len(wanted & set(content_stems(text)))
-        figures = [measure for measure in find_measures(text)
+        figures = [measure for measure in map(functools.partial(as_stated, text), find_measures(text))
                    if measure.unit is not None and measure.unit.dimension == dimension
                    and not (dimension == "count" and unit is not None and measure.unit.name != unit.name)
                    # a rate, a difference or a forecast is not the subject's figure
@@ -417,7 +399,7 @@ def _measure(question: Question, evidence: Sequence[Evidence], today: datetime.d
             return None
         used = [Used(read.source.evidence, read.source.quote, measure.text)]
         text = (f"{question.subject}: {measure.text}; the claim says {question.stated}, the same figure rounded "
-                f"(± {_number(_rounding(question.stated))}): holds")
+                f"(± {number_text(_rounding(question.stated))}): holds")
         return Answer(_label(True, question.negated), text, used, today)
     low, high = _interval(measure)
     if question.relation in ("=", "~", "nearly"):
@@ -433,14 +415,30 @@ def _measure(question: Question, evidence: Sequence[Evidence], today: datetime.d
     if question.relation == "=":
         tolerance = _tolerance(question.threshold, question.stated)
         holds = abs(low - question.threshold) <= tolerance
-        text = (f"{question.subject}: {stated} = {_number(low)} {unit}; the claim says {_number(question.threshold)} "
-                f"{unit} (± {_number(tolerance)} for rounding): {'holds' if holds else 'does not hold'}")
+        text = (f"{question.subject}: {stated} = {number_text(low)} {unit}; the claim says "
+                f"{number_text(question.threshold)} {unit} (± {number_text(tolerance)} for rounding): "
+                f"{'holds' if holds else 'does not hold'}")
         return Answer(_label(holds, question.negated), text, used, today)
+    if _other_limit(measure, question, low, high):
+        return None  # "up to 10" against "at most 8": true of a measure, wrong of a rule; the judge reads which
     holds_now = _holds(low, high, question.relation, question.threshold)
     converted = "" if measure.unit.name == question.unit.name and measure.hedge == "exact" else (
         f" = {_range(low, high, unit)}")
     text = f"{question.subject}: {stated}{converted}; {_test(question, holds_now)}"
     return Answer(_label(holds_now, question.negated), text, used, today)
+
+
+def _other_limit(measure: Measure, question: Question, low: float, high: float) -> bool:
+    """Whether the claim states a limit of the same kind as the evidence's figure, but another one.
+
+    "At most 10" follows from "at most 8" as a reading of a measure, and contradicts it as a rule
+    (`veracity.calculator.bounds` decides the rules it can tell apart).
+    """
+    if measure.hedge == "at most" and question.relation == "<=":
+        return abs(high - (question.threshold or 0.0)) > 1e-9
+    if measure.hedge == "at least" and question.relation == ">=":
+        return abs(low - (question.threshold or 0.0)) > 1e-9
+    return False
 
 
 def unread_numbers(question: Question, sentence: str) -> set[float]:
@@ -498,7 +496,7 @@ def _compare(question: Question, evidence: Sequence[Evidence], today: datetime.d
     unit = str(a.measure.unit)
     verb = "more" if question.direction > 0 else "less"
     result = {True: "holds", False: "does not hold", None: "too close to call from approximate figures"}[holds]
-    converted = "" if b.measure.unit == a.measure.unit else f" = {_number(value_b)} {unit}"
+    converted = "" if b.measure.unit == a.measure.unit else f" = {number_text(value_b)} {unit}"
     text = (f"{question.subject}: {a.measure.text}; {question.other}: {b.measure.text}{converted}; "
             f"{question.subject} has {verb} {question.dimension}: {result}")
     return Answer(_label(holds, question.negated), text, used, today)

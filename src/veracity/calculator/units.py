@@ -1,7 +1,8 @@
 """Units: which words name which unit, and conversion between them (by `pint`).
 
 Length (m, km, ft, mi, ...), mass (kg, lb, ...), temperature (°C, °F, K), time (seconds to
-centuries), area and speed ("km per hour", "m/s"). Anything else after a number is a count noun.
+centuries), area and speed ("km per hour", "m/s"), and money ("£500", "20 dollars": never converted
+between currencies). Anything else after a number is a count noun.
 """
 
 from __future__ import annotations
@@ -47,7 +48,15 @@ _TIME = {
     "minutes|minute|mins|min": "minute",
     "seconds|second|secs|s": "second",
 }
-DIMENSIONS = {"length": _LENGTH, "mass": _MASS, "temperature": _TEMPERATURE, "time": _TIME}
+_MONEY = {
+    "us dollars|dollars|dollar|usd": "money:USD",
+    "euros|euro|eur": "money:EUR",
+    "pounds sterling|gbp": "money:GBP",
+}
+DIMENSIONS = {"length": _LENGTH, "mass": _MASS, "temperature": _TEMPERATURE, "time": _TIME, "money": _MONEY}
+
+CURRENCY_SYMBOLS = {"£": "money:GBP", "$": "money:USD", "€": "money:EUR"}
+"""Currency signs written before an amount ("£500"); a sum of money is compared only with the same currency."""
 
 COMPARATIVES = {
     "longer": ("length", 1), "shorter": ("length", -1), "taller": ("length", 1), "higher": ("length", 1),
@@ -69,6 +78,8 @@ class Unit:
     def __str__(self) -> str:
         if self.dimension == "count":
             return self.name.removeprefix("count:") + "(s)"
+        if self.dimension == "money":
+            return self.name.removeprefix("money:")
         return " per ".join(_SHOWN.get(part, part) for part in self.name.split(" / "))
 
 
@@ -137,12 +148,13 @@ def _registry() -> pint.UnitRegistry[float]:
 
 
 def convert(value: float, source: Unit, target: Unit) -> float:
-    """`value` in `source` units, expressed in `target` units (same dimension; counts must match)."""
+    """`value` in `source` units, expressed in `target` units (same dimension; counts and currencies must match)."""
     if source.dimension != target.dimension:
         raise ValueError(f"cannot convert {source.dimension} ({source}) to {target.dimension} ({target})")
-    if source.dimension == "count":
+    if source.dimension in ("count", "money"):
         if source.name != target.name:
-            raise ValueError(f"cannot compare counts of {source} with counts of {target}")
+            kind = "counts of " if source.dimension == "count" else ""
+            raise ValueError(f"cannot compare {kind}{source} with {kind}{target}")
         return value
     registry = _registry()
     magnitude: float = registry.Quantity(value, source.name).to(target.name).magnitude

@@ -1,19 +1,21 @@
 """A calibration's card: what was measured, on what, and how well; with a reliability diagram.
 
-Written beside the calibration file (``NAME.md`` and ``NAME.png``): the judge, the data (rows,
-groups, halves, failed rows), per label the out-of-fold AUC and expected calibration error, the
-certified thresholds at the usual targets with the coverage and precision they give on the certify
-half, and the reliability diagram (matplotlib, of the ``calibrate`` extra).
+Written beside the calibration file (``NAME.md`` and ``NAME.png``, each whole and never through a
+symbolic link): the judge, the data (rows, groups, halves, failed rows), per label the out-of-fold
+AUC and expected calibration error, the certified thresholds at the usual targets with the coverage
+and precision they give on the certify half, and the reliability diagram (matplotlib, of the
+``calibrate`` extra).
 """
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from veracity.calibration.file import CalibrationFile
+from veracity.calibration.file import CalibrationFile, write_file
 from veracity.calibration.fitting import DECISIVE, LABELS, LEVELS, Fitted, Table, coverage_at
 
 CARD_TARGETS = (0.8, 0.85, 0.9, 0.95)
@@ -73,12 +75,12 @@ def card_text(calibration: CalibrationFile, fitted: Fitted, coverage: dict[float
     return "\n".join(lines)
 
 
-def draw_reliability(fitted: Fitted, title: str, path: Path) -> bool:
-    """One panel per label: out-of-fold confidence against the share right; False when matplotlib is missing."""
+def draw_reliability(fitted: Fitted, title: str) -> bytes | None:
+    """One panel per label: out-of-fold confidence against the share right, as PNG; None when matplotlib is missing."""
     try:
         import matplotlib
     except ImportError:
-        return False
+        return None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -98,18 +100,23 @@ def draw_reliability(fitted: Fitted, title: str, path: Path) -> bool:
         axis.set_xlim(0, 1)
         axis.set_ylim(0, 1)
     figure.suptitle(title)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=100)
+    drawing = io.BytesIO()
+    figure.savefig(drawing, format="png", dpi=100)
     plt.close(figure)
-    return True
+    return drawing.getvalue()
 
 
 def write_card(calibration: CalibrationFile, fitted: Fitted, table: Table, halves: np.ndarray,
                path: Path) -> dict[str, Path]:
-    """Write the card (and its diagram) beside the calibration file at `path`; return what was written."""
+    """Write the card (and its diagram) beside the calibration file at `path`; return what was written.
+
+    Each is written whole and never through a symbolic link (`CalibrationWriteError` otherwise).
+    """
     coverage = {target: coverage_at(fitted, table, halves, target) for target in CARD_TARGETS}
     diagram = path.with_suffix(".png")
-    drawn = draw_reliability(fitted, f"Reliability: {calibration.judge.describe()}", diagram)
-    card = path.with_suffix(".md")
-    card.write_text(card_text(calibration, fitted, coverage, diagram.name if drawn else None), encoding="utf-8")
-    return {"card": card, **({"diagram": diagram} if drawn else {})}
+    drawing = draw_reliability(fitted, f"Reliability: {calibration.judge.describe()}")
+    if drawing is not None:
+        write_file(diagram, drawing)
+    card = write_file(path.with_suffix(".md"), card_text(calibration, fitted, coverage,
+                                                         diagram.name if drawing is not None else None).encode("utf-8"))
+    return {"card": card, **({"diagram": diagram} if drawing is not None else {})}

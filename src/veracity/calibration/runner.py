@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from veracity.calibration.file import CalibrationFile, default_path
+from veracity.calibration.file import CalibrationFile, check_targets, default_path
 from veracity.calibration.fitting import DELTA, LEVELS, Fitted, Table, fit_and_certify, half_of
 from veracity.calibration.identity import JudgeIdentity, judge_identity
 from veracity.calibration.judging import JudgedRow, judge_offline, judge_with_chat_model, signal_names
@@ -130,12 +130,15 @@ async def acalibrate(dataset: str | Path | Dataset, *, mode: EvalMode = "auto",
 
     `out`: the calibration file to write (default: the data folder, named for the judge, where
     checks find it). Raises `TooFewRows` (with how many are needed), `InputError` for a bad file,
-    `ConfigurationError` when the judge is not set up.
+    `ConfigurationError` when the judge is not set up, `CalibrationWriteError` when a file to write is a
+    symbolic link or no regular file (before any row is judged) or cannot be written.
     """
     data = dataset if isinstance(dataset, Dataset) else load_dataset(dataset)
     rows = judge_rows_of(data)
     check_enough(len(rows))
     context, checker, judge = prepare_judge(mode, model, settings)
+    path = out or default_path(judge)
+    check_targets(path, path.with_suffix(".md"), path.with_suffix(".png"))
     done = 0
 
     def tick() -> None:
@@ -149,7 +152,6 @@ async def acalibrate(dataset: str | Path | Dataset, *, mode: EvalMode = "auto",
               "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
               "command": "veracity calibrate"}
     calibration, fitted = fit(judged, judge, record, say)
-    path = out or default_path(judge)
     calibration = CalibrationFile(calibration.judge, calibration.calibrator, calibration.risk, calibration.record,
                                   calibration.write(path))
     from veracity.calibration.card import write_card

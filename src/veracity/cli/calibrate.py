@@ -78,6 +78,7 @@ def calibrate_command(dataset: Path, mode: str, out_path: Path | None, concurren
     confidence a supported or refuted verdict needs. Checks with this judge then show
     confidences and hold uncertain verdicts back as leans. Needs at least 200 rows.
     """
+    from veracity.calibration.file import CalibrationWriteError
     from veracity.calibration.runner import acalibrate
 
     err = Console(stderr=True)
@@ -94,6 +95,8 @@ def calibrate_command(dataset: Path, mode: str, out_path: Path | None, concurren
 
             result = asyncio.run(acalibrate(dataset, mode=mode, out=out_path, concurrency=concurrency,  # type: ignore[arg-type]
                                             on_progress=on_progress, say=say, **settings))
+    except CalibrationWriteError as exc:
+        _fail(err, "cannot write", str(exc))
     except ConfigurationError as exc:
         _fail(err, "not configured", str(exc))
     except InputError as exc:

@@ -21,11 +21,12 @@ from veracity.cli.settings import settings_options
 from veracity.context import Context
 from veracity.contracts import Report
 from veracity.errors import ConfigurationError, InputError, SourceConflictError
-from veracity.resources import describe_mode, resolve_mode
+from veracity.resources import Mode, describe_mode, resolve_mode
 from veracity.validation import MAX_SOURCE_BYTES, source_text_problem
 
 if TYPE_CHECKING:
     from veracity.progress import ProgressEvent
+    from veracity.run.checker import OnStart
 
 EXIT_SUPPORTED = 0
 EXIT_NOT_SUPPORTED = 1
@@ -144,7 +145,7 @@ class Progress:
             self.status.update(f"[bold]veracity[/]: {label}…")
 
 
-async def streamed(body: str, console: Console, settings: dict[str, Any]) -> Report:
+async def streamed(body: str, console: Console, settings: dict[str, Any], on_start: OnStart | None = None) -> Report:
     """Run the check with verdicts shown as they arrive: a live table on a terminal, else lines."""
     from rich.live import Live
 
@@ -154,7 +155,7 @@ async def streamed(body: str, console: Console, settings: dict[str, Any]) -> Rep
     if not console.is_terminal:
         view = LiveVerdicts(on_verdict=lambda claim, verdict: console.print(verdict_line(claim, verdict),
                                                                             markup=False, highlight=False))
-        return await acheck(body, on_progress=view, **settings)
+        return await acheck(body, on_progress=view, on_start=on_start, **settings)
     view = LiveVerdicts()
     with Live(view.table(), console=console, transient=True, refresh_per_second=8) as live:
 
@@ -162,7 +163,7 @@ async def streamed(body: str, console: Console, settings: dict[str, Any]) -> Rep
             if view(event):
                 live.update(view.table())
 
-        return await acheck(body, on_progress=redraw, **settings)
+        return await acheck(body, on_progress=redraw, on_start=on_start, **settings)
 
 
 @click.command(epilog=EXIT_CODES_HELP)
@@ -202,7 +203,8 @@ def check_command(
     With no API keys everything runs locally: the offline claim splitter and judge, with
     evidence from the knowledge base (see `veracity ingest`). OPENAI_API_KEY (or --model)
     switches to a chat model; TAVILY_API_KEY (or --search web) to web search. The first
-    line on stderr says which mode runs.
+    line on stderr names each step's model and the evidence, once the set-up (API keys, knowledge
+    base) has passed its checks.
 
     Model answers and web searches are kept in a cache file, so checking the same text
     again costs no model call and no search (web results are reused for 7 days); see
@@ -221,11 +223,8 @@ def check_command(
     except ConfigurationError as exc:
         err.print(f"[bold red]not configured:[/] {escape(str(exc))}", highlight=False)
         sys.exit(EXIT_USAGE)
-    err.print(f"[dim]veracity: {describe_mode(mode, context)}[/]", highlight=False)
     if checkpoint is not None:
         thread_id = thread_id or uuid.uuid4().hex[:12]
-        err.print(f"[dim]checkpoint: {checkpoint}, thread {thread_id} (resume with --thread {thread_id})[/]",
-                  highlight=False)
         settings.update(checkpoint=checkpoint, thread_id=thread_id)
     elif thread_id is not None:
         err.print("[bold red]error:[/] --thread needs --checkpoint FILE", highlight=False)
@@ -238,13 +237,20 @@ def check_command(
     with collector.paused():
         from veracity.api import acheck
 
+    def announce(run_context: Context, run_mode: Mode) -> None:
+        """Say what runs, once the check's set-up passed (a missing key is the first line instead)."""
+        err.print(f"[dim]veracity: {escape(describe_mode(run_mode, run_context))}[/]", highlight=False)
+        if checkpoint is not None:
+            err.print(f"[dim]checkpoint: {escape(str(checkpoint))}, thread {thread_id} (resume with --thread "
+                      f"{thread_id})[/]", highlight=False)
+
     started = time.perf_counter()
     try:
         if stream:
-            report = asyncio.run(streamed(body, Console(stderr=as_json), settings))
+            report = asyncio.run(streamed(body, Console(stderr=as_json), settings, announce))
         else:
             with err.status("[bold]veracity[/]: starting…") if err.is_terminal else nullcontext() as status:
-                report = asyncio.run(acheck(body, on_progress=Progress(status), **settings))
+                report = asyncio.run(acheck(body, on_progress=Progress(status), on_start=announce, **settings))
     except InputError as exc:
         err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
         sys.exit(EXIT_USAGE)

@@ -14,6 +14,7 @@ from veracity.contracts import LABELS, Claim, Report, TraceRecord
 from veracity.errors import ConfigurationError
 from veracity.evaluation.dataset import ClaimsRow, DatasetKind, JudgeRow, PassRow, Row
 from veracity.evaluation.matching import DEFAULT_MATCH_THRESHOLD, match_claims
+from veracity.mode import OFFLINE, describe_models, step_model
 from veracity.run.checker import Checker
 from veracity.source_mode import with_own_source
 from veracity.state import ClaimInput
@@ -108,13 +109,13 @@ class RowEvaluator:
         from veracity.offline.model.entailment import default_entailment_model
 
         if isinstance(rows[0], JudgeRow):
-            mode = self.resources.mode(self.context)
-            if mode.offline:
+            judge = step_model(self.context, self.resources.mode(self.context), "judge")
+            if judge == OFFLINE:
                 default_embedder().embed(["warm-up"])
                 default_entailment_model()
             else:
-                self.resources.chat_model(self.context, max_tokens=self.context.judge_max_tokens)
-            return f"judge: {mode.model}; evidence: each row's own"
+                self.resources.chat_model(self.context, max_tokens=self.context.judge_max_tokens, step="judge")
+            return f"judge: {judge}; evidence: each row's own"
         default_embedder().embed(["warm-up"])
         checked = [row for row in rows if not isinstance(row, JudgeRow)]
         with_source = next((row for row in checked if row.source is not None), None)
@@ -123,9 +124,9 @@ class RowEvaluator:
         for row in (found for found in (with_source, without_source) if found is not None):
             mode = self.resources.preflight(self.context_for(row))
             described.append("evidence: each row's source" if mode.source else f"evidence: {mode.search}")
-        if mode.offline:
+        if step_model(self.context, mode, "judge") == OFFLINE:
             default_entailment_model()
-        return f"model: {mode.model}; " + ", ".join(described)
+        return f"{describe_models(self.context, mode)}; " + ", ".join(described)
 
     def _config(self, row: Row) -> RunnableConfig:
         return {"run_name": "veracity.eval.row", "tags": self.tags, "metadata": {"veracity_eval_row": row.id}}

@@ -133,6 +133,17 @@ def find_document(connection: sqlite3.Connection, path: str) -> tuple[int, Docum
     return (row[0], _document(row[1:])) if row else None
 
 
+def document_chunks(connection: sqlite3.Connection, path: str) -> list[tuple[int, int, str]] | None:
+    """([start, end) offsets, text) of each chunk of the document stored under `path`, in order; None: no document."""
+    found = find_document(connection, path)
+    if found is None:
+        return None
+    rows = connection.execute(
+        "SELECT start_char, end_char, text FROM chunks WHERE document_id = ? ORDER BY chunk_index", (found[0],)
+    ).fetchall()
+    return [(int(start), int(end), str(text)) for start, end, text in rows]
+
+
 def documents_matching(connection: sqlite3.Connection, exact: str, prefix: str | None) -> list[tuple[int, str]]:
     """(id, path) of the document at `exact` and of every document whose path starts with `prefix`."""
     rows = connection.execute("SELECT id, path FROM documents ORDER BY path").fetchall()

@@ -544,6 +544,34 @@ class KnowledgeBase:
         finally:
             connection.close()
 
+    def document_text(self, path: str) -> str | None:
+        """The text of the document indexed under `path` (as `documents` lists it), put back together from its chunks.
+
+        Chunks are exact slices of the document's text and overlap, so each adds what the ones before
+        did not cover. A gap between two chunks is white space between sentences, which no chunk holds:
+        one character becomes a space, more become as many line breaks, so offsets stay the document's.
+        None when no document is indexed under `path`.
+        """
+        manifest = self.manifest()
+        connection = open_metadata(self.path, manifest.files(self.path), readonly=True)
+        try:
+            chunks = metadata.document_chunks(connection, path)
+        finally:
+            connection.close()
+        if chunks is None:
+            return None
+        pieces: list[str] = []
+        covered = 0
+        for start, end, text in chunks:
+            if end <= covered:
+                continue
+            gap = start - covered if pieces else 0
+            if gap > 0:
+                pieces.append(" " if gap == 1 else "\n" * gap)
+            pieces.append(text[max(0, covered - start):])
+            covered = end
+        return "".join(pieces)
+
     def stats(self) -> KnowledgeBaseStats:
         """Counts, size on disk, location, model and chunk settings.
 

@@ -48,7 +48,9 @@ def init_model(spec: str, *, temperature: float = 0.0, cache: BaseCache | bool |
         model: BaseChatModel = init_chat_model(spec, temperature=temperature, cache=cache, **settings)
         if isinstance(model, BaseChatOpenAI):  # made again, now with clients that limit each response
             proxy = {"proxy": model.openai_proxy} if model.openai_proxy else {}
-            limited = {"max_retries": CLIENT_RETRIES, **settings, "openai_proxy": None,
+            # `http_socket_options` is for the clients langchain-openai would build; with both clients
+            # given it has nothing to apply to, and left unset it warns that proxies are ignored (they are not)
+            limited = {"max_retries": CLIENT_RETRIES, **settings, "openai_proxy": None, "http_socket_options": (),
                        "http_client": limited_client(**proxy), "http_async_client": limited_async_client(**proxy)}
             model = init_chat_model(spec, temperature=temperature, cache=cache, **limited)
     except Exception as exc:  # provider packages raise many kinds of errors here

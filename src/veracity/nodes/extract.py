@@ -129,7 +129,10 @@ async def _extract(text: str, context: Context, resources: StepResources, run: R
 
 async def extract_claims(state: FactCheckState, runtime: Runtime[Context], config: RunnableConfig, *,
                          resources: StepResources) -> FactCheckState:
-    """Run the extractor once; its raw payload goes to `extraction_gate`."""
+    """Run the extractor once; its raw payload goes to `extraction_gate`.
+
+    It also records what the report says of the run: its mode, its model and the calibration that rules its verdicts.
+    """
     context = runtime.context
     run = RunScope.of(config)
     attempt = next_attempt(state.get("extraction_attempts"))
@@ -137,7 +140,7 @@ async def extract_claims(state: FactCheckState, runtime: Runtime[Context], confi
     mode = resources.mode(context, run)
     label, model = models_used(context, mode)
     base: FactCheckState = {"extraction_attempts": {"attempt": attempt}, "mode": label, "model": model,
-                            "source_mode": mode.source}
+                            "source_mode": mode.source, "calibration": resources.calibration_origin(context, run)}
     problem = input_problem(state.get("text"), context.max_text_chars)
     if problem:
         failure = GateFailure(step="input", attempts=1, errors=[problem], message=f"input rejected: {problem}")

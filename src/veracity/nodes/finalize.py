@@ -98,6 +98,7 @@ def build_report(
         mode=state.get("mode", ""),
         model=state.get("model", ""),
         judge_version=judge_version(state.get("model", "")),
+        calibration=state.get("calibration"),
         message=state.get("message"),
         evidence_coverage=scored.evidence_coverage,
         average_similarity=scored.average_similarity,

@@ -42,6 +42,9 @@ if TYPE_CHECKING:
 OnProgress = Callable[[ProgressEvent], object]
 """A callback that hears each `ProgressEvent` of a check as it happens."""
 
+OnStart = Callable[[Context, Mode], object]
+"""A callback told a check's settings and resolved `Mode` once its preflight passed, before its first step."""
+
 BACKSTOP_SECONDS = 5.0
 """How long past `check_deadline` the runner waits for the graph's own deadline report before it stops the run
 itself (a step the graph cannot cut off) and reports from what it collected."""
@@ -103,6 +106,7 @@ class Checker:
         *,
         tags: list[str] | None = None,
         on_progress: OnProgress | None = None,
+        on_start: OnStart | None = None,
         checkpoint: str | Path | None = None,
         thread_id: str | None = None,
         **settings: Any,
@@ -114,6 +118,8 @@ class Checker:
         # The preflight may probe a model endpoint (seconds, on a dead one): off the event loop, so a
         # server's other requests go on meanwhile.
         mode = await asyncio.to_thread(self.resources.preflight, context, run)
+        if on_start is not None:
+            on_start(context, mode)
         config = with_run_scope(self._run_config(mode, tags), run)
         if checkpoint is None:
             return await stream_report(self.graph, {"text": text}, config, context, self.resources, on_progress)

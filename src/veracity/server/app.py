@@ -152,7 +152,8 @@ def create_app(
     process that names it (`veracity serve --workers` gives its workers one).
 
     The graph is compiled once, here: every request runs on the same `Checker` (or, for requests
-    that ask for the offline judge, on a second one).
+    that ask for the offline judge, on a second one). The calibration its judge uses is logged here
+    (`log_calibration`), and a calibration file that cannot be used stops the app from starting.
     """
     api_key = (api_key if api_key is not None else os.environ.get("VERACITY_API_KEY")) or None  # "": open
     limiter = parse_rate(rate_limit or os.environ.get("VERACITY_RATE_LIMIT") or DEFAULT_RATE, shared=rate_limit_file)
@@ -160,6 +161,8 @@ def create_app(
     concurrency = batch_concurrency or int(os.environ.get("VERACITY_BATCH_CONCURRENCY") or DEFAULT_BATCH_CONCURRENCY)
     checker = Checker(model=model, **settings)
     offline_checker = checker if model == "offline" else Checker(**{**settings, "model": "offline"})
+    for each in dict.fromkeys((checker, offline_checker)):
+        log_calibration(each)
 
     app = FastAPI(title="veracity", version=version("veracity"),
                   description="Fact-check text: claims, evidence, verdicts with verified quotes.")
@@ -283,6 +286,27 @@ def create_app(
     return app
 
 
+def log_calibration(checker: Checker) -> None:
+    """Log which calibration the checks of `checker` use: its origin, path and digest (a user's file as a warning).
+
+    `ConfigurationError` when the file named, or found in the calibration folder, cannot be used. When
+    the mode depends on each request (say, a source text the server was not given), that is what is logged.
+    """
+    context = checker.context()
+    try:
+        checker.resources.mode(context)
+    except ConfigurationError:
+        logger.info("calibration: decided per request (the mode depends on what each request brings)")
+        return
+    origin = checker.resources.calibration_origin(context)
+    if origin is None:
+        logger.info("calibration: none; the chat judge's verdicts are uncalibrated")
+        return
+    level = logging.WARNING if origin.origin == "user" else logging.INFO
+    logger.log(level, "calibration: %s file %s (sha256 %s...), measured for %s", origin.origin, origin.path,
+               origin.sha256[:12], origin.judge)
+
+
 async def _generate(checker: Checker, query: str) -> str:
     context = checker.context()
     if checker.resources.mode(context).offline:
@@ -306,6 +330,7 @@ def _analysis(answer: str, report: Report) -> dict[str, Any]:
         claims.append({
             "claim": claim.text, "label": verdict.label if verdict else "unverifiable",
             "leaning": verdict.leaning if verdict else None, "confidence": verdict.confidence if verdict else None,
+            "shown_label": verdict.shown_label if verdict else "unverifiable",
             "uncalibrated": verdict.uncalibrated if verdict else False,
             "quote": verdict.quote if verdict else None, "reason": verdict.reason if verdict else None,
             "source": (evidence.url or evidence.title) if evidence else None,
@@ -314,6 +339,7 @@ def _analysis(answer: str, report: Report) -> dict[str, Any]:
         "answer": answer, "reliability_score": report.reliability_score,
         "hallucination_risk": report.hallucination_risk, "evidence_coverage": report.evidence_coverage,
         "unsupported_claims": report.unsupported_claims, "claims_analysis": claims, "passed": report.passed,
+        "calibration": report.calibration.model_dump(mode="json") if report.calibration is not None else None,
     }
 
 

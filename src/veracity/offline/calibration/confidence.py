@@ -4,21 +4,24 @@ One logistic model per label the judge can reach (supported, refuted, unverifiab
 by ``training/fit_confidence.py`` on the calibration rows of several real-world datasets, grouped
 by claim, and shipped as ``assets/calibration/confidence.json`` with a card (``CARD.md``) giving its
 fold spread and expected calibration error. A model reads the `features.FEATURES` of a judgement,
-standardised with the means and scales it was fitted with.
+standardised with the means and scales it was fitted with. A report the shipped calibration ruled
+names the file and its SHA-256 (`shipped_origin`).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
+from importlib.metadata import PackageNotFoundError, version
 from importlib.resources.abc import Traversable
 from typing import Any
 
-from veracity.contracts import LABELS, Label
+from veracity.contracts import LABELS, CalibrationOrigin, Label
 
 ASSETS = "assets/calibration"
 """Folder of the calibrator and thresholds, inside the `veracity.offline` package."""
@@ -30,11 +33,35 @@ def calibration_folder() -> Traversable:
     return resources.files("veracity.offline").joinpath(ASSETS)
 
 
+SHIPPED_PATH = f"veracity/offline/{ASSETS}/{CALIBRATION_FILE}"
+"""How a report names the shipped calibration: its place in the installed package, the same on every machine."""
+
+
+@functools.cache
+def shipped_bytes() -> bytes:
+    """The shipped ``confidence.json`` as installed (read once per process)."""
+    return calibration_folder().joinpath(CALIBRATION_FILE).read_bytes()
+
+
 @functools.cache
 def shipped_calibration() -> dict[str, Any]:
     """The shipped ``confidence.json`` (read once per process)."""
-    data: dict[str, Any] = json.loads(calibration_folder().joinpath(CALIBRATION_FILE).read_text(encoding="utf-8"))
+    data: dict[str, Any] = json.loads(shipped_bytes())
     return data
+
+
+@functools.cache
+def shipped_origin() -> CalibrationOrigin:
+    """The shipped calibration as a report names it: origin 'shipped', with the SHA-256 of the installed file."""
+    return CalibrationOrigin(path=SHIPPED_PATH, origin="shipped", sha256=hashlib.sha256(shipped_bytes()).hexdigest(),
+                             judge=f"the offline judge, as shipped with veracity {_veracity_version()}")
+
+
+def _veracity_version() -> str:
+    try:
+        return version("veracity")
+    except PackageNotFoundError:
+        return "(not installed)"
 
 
 @dataclass(frozen=True)
