@@ -84,7 +84,7 @@ def test_the_settings_reference_has_every_context_field(generators: None) -> Non
     for field in dataclasses.fields(veracity.Context):
         assert f"### `{field.name}`" in page, field.name
         assert str(field.metadata["description"]) in page, field.name
-    assert "`-m, --model PROVIDER:MODEL` (`batch`, `calibrate`, `check`, `eval`, `serve`)" in page
+    assert "`-m, --model PROVIDER:MODEL` (`batch`, `calibrate`, `check`, `eval`, `mcp`, `serve`)" in page
     assert "`--set temperature=VALUE`" in page
     assert "- Must be a whole number from 1 to 20." in page  # max_results: Bounds(1, 20), said for whole numbers
 

@@ -1,4 +1,4 @@
-"""The command line: `veracity check`, `batch`, `verify`, `ingest`, `kb`, `eval`, `calibrate`, `serve` and `cache`.
+"""The command line: `veracity check`, `batch`, `verify`, `ingest`, `kb`, `eval`, `calibrate`, `serve`, `mcp`, `cache`.
 
 Each command's module is imported only when that command runs, so `veracity --help` starts at once.
 """
@@ -39,6 +39,10 @@ COMMANDS: dict[str, LazyCommand] = {
     ),
     "serve": LazyCommand(
         "veracity.cli.serve", "serve_command", "Serve the fact-check graph over HTTP (FastAPI under uvicorn).",
+    ),
+    "mcp": LazyCommand(
+        "veracity.cli.mcp", "mcp_command",
+        "Serve veracity over the Model Context Protocol on standard input and output (for desktop clients and agents).",
     ),
     "cache": LazyCommand(
         "veracity.cli.cache", "cache_group", "Inspect and empty the cache of model answers and web searches.",

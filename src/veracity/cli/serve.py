@@ -15,7 +15,13 @@ from veracity.server.serving import ServeSettings, default_workers
 SERVE_EPILOG = """\b
 Routes: POST /factcheck/invoke, /factcheck/batch, /factcheck/stream (server-sent
 events), GET /factcheck/input_schema, /factcheck/output_schema, POST /analyze,
-GET /healthz; interactive docs at /docs.
+GET /healthz; interactive docs at /docs. /mcp serves the same checks as Model
+Context Protocol tools (streamable HTTP; see `veracity mcp --help`).
+\b
+/mcp needs its token (--mcp-token, else VERACITY_API_KEY when set) as
+Authorization: Bearer, and answers only Host and Origin headers naming loopback
+addresses, the address it is bound to, and those listed in --mcp-allowed-hosts
+and --mcp-allowed-origins (DNS rebinding protection).
 \b
 With VERACITY_API_KEY set, the routes that run checks or a model need the key
 (X-API-Key or Authorization: Bearer); the page, /healthz, the docs and the two
@@ -32,8 +38,9 @@ shared, so a check resumes on any worker. Ctrl-C or SIGTERM stops them all,
 each finishing the requests it is serving.
 \b
 Environment: VERACITY_API_KEY, VERACITY_RATE_LIMIT (default 60/minute),
-VERACITY_MAX_BODY_BYTES (default 1000000), VERACITY_TRUSTED_PROXIES, and the
-keys `veracity check` reads."""
+VERACITY_MAX_BODY_BYTES (default 1000000), VERACITY_TRUSTED_PROXIES,
+VERACITY_MCP_TOKEN, VERACITY_MCP_ALLOWED_HOSTS, VERACITY_MCP_ALLOWED_ORIGINS, and
+the keys `veracity check` reads."""
 
 
 @click.command(epilog=SERVE_EPILOG)
@@ -56,6 +63,14 @@ keys `veracity check` reads."""
 @click.option("--max-connections", type=click.IntRange(min=1), default=ServeSettings.max_connections,
               show_default=True, help="Open sockets at most (lowered to fit the file-descriptor limit); past it "
                                       "the oldest connection still waiting on its client is closed.")
+@click.option("--mcp-token", envvar="VERACITY_MCP_TOKEN", default=None, metavar="TOKEN",
+              help="Bearer token /mcp requires (prefer the environment variable: a command line is visible to "
+                   "other users). Default: the API key (VERACITY_API_KEY) when set, else none.")
+@click.option("--mcp-allowed-hosts", envvar="VERACITY_MCP_ALLOWED_HOSTS", default=None, metavar="HOSTS",
+              help="Comma-separated Host headers /mcp answers besides loopback names and the address bound (HOST, "
+                   "HOST:PORT or HOST:*), e.g. the name clients use for a server bound to 0.0.0.0.")
+@click.option("--mcp-allowed-origins", envvar="VERACITY_MCP_ALLOWED_ORIGINS", default=None, metavar="ORIGINS",
+              help="Comma-separated browser origins /mcp answers besides loopback ones, e.g. https://app.example.com.")
 @settings_options("serve", searches=DEFAULT_SEARCHES, notes={
     "model": "It also answers the queries of /analyze.",
     "search": "For requests without a source text; a request with a source_text that also names search web or "
@@ -63,8 +78,10 @@ keys `veracity check` reads."""
 })
 def serve_command(host: str, port: int, workers: int, rate_limit: str | None, checkpoint: Path | None,
                   trusted_proxies: str | None, header_timeout: float, body_timeout: float, max_connections: int,
+                  mcp_token: str | None, mcp_allowed_hosts: str | None, mcp_allowed_origins: str | None,
                   settings: dict[str, Any]) -> None:
     """Serve the fact-check graph over HTTP (FastAPI under uvicorn)."""
+    from veracity.mcp_server.security import bind_host, listed
     from veracity.server.limits import parse_rate
 
     rate = rate_limit or os.environ.get("VERACITY_RATE_LIMIT")
@@ -75,7 +92,10 @@ def serve_command(host: str, port: int, workers: int, rate_limit: str | None, ch
             raise click.BadParameter(str(error), param_hint="--rate-limit") from error
     serving = ServeSettings(header_timeout=header_timeout, body_timeout=body_timeout,
                             max_connections=max_connections, trusted_proxies=trusted_proxies or None)
-    options = {"rate_limit": rate_limit, "checkpoint": checkpoint, **settings}
+    mcp = {"mcp_token": mcp_token, "mcp_allowed_origins": mcp_allowed_origins,
+           "mcp_allowed_hosts": ",".join([*bind_host(host), *listed(mcp_allowed_hosts)])}
+    options = {"rate_limit": rate_limit, "checkpoint": checkpoint,
+               **{name: value for name, value in mcp.items() if value}, **settings}
     if workers == 1:
         import uvicorn
 

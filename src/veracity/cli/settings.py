@@ -1,4 +1,4 @@
-"""The settings options `check`, `batch`, `serve` and `eval` share, built from `Context`'s field metadata.
+"""The settings options `check`, `batch`, `serve`, `mcp` and `eval` share, built from `Context`'s field metadata.
 
 Each Context field whose metadata holds a `Flag` becomes an option of its own (on every one of
 these commands, or on `check` only); its help is the field's description with the default read
@@ -27,7 +27,7 @@ from veracity.evidence.capabilities import SEARCH_KINDS
 from veracity.llm.caps import CAP_SETTINGS
 from veracity.setting_rules import Bounds
 
-Command = Literal["check", "batch", "serve", "eval", "calibrate"]
+Command = Literal["check", "batch", "serve", "mcp", "eval", "calibrate"]
 """The commands that run checks (or a judge) and so take the settings."""
 
 JUDGE_ONLY = ("model", "judge_model", "cache", "cache_path")

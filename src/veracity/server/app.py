@@ -13,6 +13,8 @@ Routes (all JSON; errors are ``{"error": ..., "status": ...}``):
 * ``POST /analyze`` ``{"query": ..., "answer"?: ..., "source_text"?: ...}``: answers the query with
   the configured chat model (or takes the given answer) and audits it
 * ``GET /healthz``; OpenAPI docs at ``/docs``; ``GET /`` the web page (``static/index.html``)
+* ``/mcp``: the same checks as Model Context Protocol tools over streamable HTTP (`veracity.mcp_server.http`),
+  with its own bearer token (``VERACITY_MCP_TOKEN``, else the API key) and this app's limits
 
 A request with ``source_text`` is checked against that source, whatever the server's default
 ``search``; one that also names ``search`` 'web' or 'kb' is refused with 422.
@@ -50,6 +52,8 @@ from veracity.context import setting_description, setting_problem
 from veracity.contracts import Report
 from veracity.errors import ConfigurationError, InputError, KnowledgeBaseError, SettingError, SourceConflictError
 from veracity.evidence.capabilities import SearchKind
+from veracity.mcp_server.http import mcp_endpoint
+from veracity.mcp_server.security import ALLOWED_HOSTS_ENV, ALLOWED_ORIGINS_ENV, TOKEN_ENV, listed
 from veracity.progress import ProgressEvent
 from veracity.run.checker import Checker
 from veracity.server.limits import BodyLimit, error_response, key_matches, parse_rate, presented_key
@@ -137,7 +141,8 @@ class AnalyzeRequest(BaseModel):
 def create_app(
     *, model: BaseChatModel | str | None = None, api_key: str | None = None, rate_limit: str | None = None,
     max_body_bytes: int | None = None, checkpoint: str | Path | None = None, batch_concurrency: int | None = None,
-    rate_limit_file: Path | None = None, **settings: Any,
+    rate_limit_file: Path | None = None, mcp_token: str | None = None, mcp_allowed_hosts: str | None = None,
+    mcp_allowed_origins: str | None = None, **settings: Any,
 ) -> FastAPI:
     """The app. `model` and `settings` are `veracity.check`'s; the limits default to the environment.
 
@@ -154,6 +159,11 @@ def create_app(
     The graph is compiled once, here: every request runs on the same `Checker` (or, for requests
     that ask for the offline judge, on a second one). The calibration its judge uses is logged here
     (`log_calibration`), and a calibration file that cannot be used stops the app from starting.
+
+    ``/mcp`` serves the same checkers as MCP tools, under the same body cap and rate limit. It needs
+    `mcp_token` (else ``VERACITY_MCP_TOKEN``, else the API key; none: open) as a bearer token, and answers
+    loopback Host and Origin headers only, plus the comma-separated `mcp_allowed_hosts` and
+    `mcp_allowed_origins` (else ``VERACITY_MCP_ALLOWED_HOSTS``, ``VERACITY_MCP_ALLOWED_ORIGINS``).
     """
     api_key = (api_key if api_key is not None else os.environ.get("VERACITY_API_KEY")) or None  # "": open
     limiter = parse_rate(rate_limit or os.environ.get("VERACITY_RATE_LIMIT") or DEFAULT_RATE, shared=rate_limit_file)
@@ -163,9 +173,17 @@ def create_app(
     offline_checker = checker if model == "offline" else Checker(**{**settings, "model": "offline"})
     for each in dict.fromkeys((checker, offline_checker)):
         log_calibration(each)
+    mcp = mcp_endpoint(
+        checker, offline_checker=offline_checker, limiter=limiter, max_body_bytes=max_body,
+        token=(mcp_token if mcp_token is not None else os.environ.get(TOKEN_ENV)) or api_key,
+        allowed_hosts=listed(mcp_allowed_hosts if mcp_allowed_hosts is not None else os.environ.get(ALLOWED_HOSTS_ENV)),
+        allowed_origins=listed(mcp_allowed_origins if mcp_allowed_origins is not None
+                               else os.environ.get(ALLOWED_ORIGINS_ENV)),
+    )
 
-    app = FastAPI(title="veracity", version=version("veracity"),
+    app = FastAPI(title="veracity", version=version("veracity"), lifespan=mcp.lifespan,
                   description="Fact-check text: claims, evidence, verdicts with verified quotes.")
+    app.router.routes.append(mcp.route)
     app.add_middleware(BodyLimit, max_bytes=max_body)
     _add_error_handlers(app)
 
