@@ -21,10 +21,11 @@ import pytest
 from click.testing import CliRunner
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import CallToolResult
+from mcp.shared.exceptions import McpError
+from mcp.types import CallToolResult, CancelledNotification, CancelledNotificationParams, ClientNotification
 
 from tests.integration.app_server import serving
-from tests.integration.test_mcp_stdio import load_example
+from tests.integration.test_mcp_stdio import LONG_TEXT, load_example
 from veracity.cli import main
 from veracity.server.app import create_app
 
@@ -108,6 +109,34 @@ async def test_every_tool_resource_and_the_prompt_over_http(url: str) -> None:
     assert verified.structuredContent["holds"] is True
     assert "demo:australia.md" in {document["path"] for document in documents}
     assert POLICY in prompt.messages[0].content.text
+
+
+async def test_a_cancelled_check_over_http_stops_and_the_server_answers_the_next_call(url: str) -> None:
+    verdicts: list[tuple[object, float]] = []
+    first_verdict = asyncio.Event()
+
+    async def notified(message: object) -> None:
+        root = getattr(message, "root", None)
+        if getattr(root, "method", None) == "notifications/progress" and root.params.progress >= 1:
+            verdicts.append((root.params.progressToken, root.params.progress))  # the token is the request's id
+            first_verdict.set()
+
+    async def heard(*_: object) -> None:
+        return None
+
+    async with session_at(url, message_handler=notified) as session:
+        long_check = asyncio.create_task(session.call_tool(
+            "check_text", {"text": LONG_TEXT, "source_text": POLICY}, progress_callback=heard))
+        await asyncio.wait_for(first_verdict.wait(), 120)
+        await session.send_notification(ClientNotification(CancelledNotification(
+            params=CancelledNotificationParams(requestId=verdicts[0][0], reason="the agent moved on"))))
+        with pytest.raises((McpError, asyncio.TimeoutError)):
+            await asyncio.wait_for(long_check, 30)
+        heard_then = len(verdicts)
+        await asyncio.sleep(2)
+        assert len(verdicts) <= heard_then + 1  # the cancelled check sends nothing more (one may be under way)
+    assert verdicts[-1][1] < 200  # it never got through its two hundred claims
+    await still_answers(url)
 
 
 def test_malformed_json_rpc_is_a_parse_error(url: str) -> None:
