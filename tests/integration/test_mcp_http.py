@@ -25,7 +25,7 @@ from mcp.shared.exceptions import McpError
 from mcp.types import CallToolResult, CancelledNotification, CancelledNotificationParams, ClientNotification
 
 from tests.integration.app_server import serving
-from tests.integration.test_mcp_stdio import LONG_TEXT, load_example
+from tests.integration.test_mcp_stdio import LONG_TEXT, ProgressHeard, load_example
 from veracity.cli import main
 from veracity.server.app import create_app
 
@@ -112,22 +112,12 @@ async def test_every_tool_resource_and_the_prompt_over_http(url: str) -> None:
 
 
 async def test_a_cancelled_check_over_http_stops_and_the_server_answers_the_next_call(url: str) -> None:
-    verdicts: list[tuple[object, float]] = []
-    first_verdict = asyncio.Event()
-
-    async def notified(message: object) -> None:
-        root = getattr(message, "root", None)
-        if getattr(root, "method", None) == "notifications/progress" and root.params.progress >= 1:
-            verdicts.append((root.params.progressToken, root.params.progress))  # the token is the request's id
-            first_verdict.set()
-
-    async def heard(*_: object) -> None:
-        return None
-
-    async with session_at(url, message_handler=notified) as session:
+    progress = ProgressHeard()
+    verdicts = progress.verdicts
+    async with session_at(url, message_handler=progress.notified) as session:
         long_check = asyncio.create_task(session.call_tool(
-            "check_text", {"text": LONG_TEXT, "source_text": POLICY}, progress_callback=heard))
-        await asyncio.wait_for(first_verdict.wait(), 120)
+            "check_text", {"text": LONG_TEXT, "source_text": POLICY}, progress_callback=progress.heard))
+        await asyncio.wait_for(progress.first_verdict.wait(), 120)
         await session.send_notification(ClientNotification(CancelledNotification(
             params=CancelledNotificationParams(requestId=verdicts[0][0], reason="the agent moved on"))))
         with pytest.raises((McpError, asyncio.TimeoutError)):

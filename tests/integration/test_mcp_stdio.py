@@ -124,24 +124,32 @@ async def test_bad_input_leaves_the_server_answering(server_env: dict[str, str],
     assert "cannot read" in error_text(missing)
 
 
-async def test_a_cancelled_check_stops_and_the_server_answers_the_next_call(server_env: dict[str, str],
-                                                                            server_log: TextIO) -> None:
-    verdicts: list[tuple[object, float]] = []
-    first_verdict = asyncio.Event()
+class ProgressHeard:
+    """The progress notifications a client session hears, as (request id, progress) once a claim is judged."""
 
-    async def notified(message: object) -> None:
+    def __init__(self) -> None:
+        self.verdicts: list[tuple[object, float]] = []
+        self.first_verdict = asyncio.Event()
+
+    async def notified(self, message: object) -> None:
+        """The session's message handler: keeps each progress notification past the first step."""
         root = getattr(message, "root", None)
         if getattr(root, "method", None) == "notifications/progress" and root.params.progress >= 1:
-            verdicts.append((root.params.progressToken, root.params.progress))  # the token is the request's id
-            first_verdict.set()
+            self.verdicts.append((root.params.progressToken, root.params.progress))  # the token is the request's id
+            self.first_verdict.set()
 
-    async def heard(*_: object) -> None:
-        return None
+    async def heard(self, *_: object) -> None:
+        """A progress callback, so that the call asks for progress."""
 
-    async with session_with(server_env, server_log, message_handler=notified) as session:
+
+async def test_a_cancelled_check_stops_and_the_server_answers_the_next_call(server_env: dict[str, str],
+                                                                            server_log: TextIO) -> None:
+    progress = ProgressHeard()
+    verdicts = progress.verdicts
+    async with session_with(server_env, server_log, message_handler=progress.notified) as session:
         long_check = asyncio.create_task(session.call_tool(
-            "check_text", {"text": LONG_TEXT, "source_text": POLICY}, progress_callback=heard))
-        await asyncio.wait_for(first_verdict.wait(), 120)
+            "check_text", {"text": LONG_TEXT, "source_text": POLICY}, progress_callback=progress.heard))
+        await asyncio.wait_for(progress.first_verdict.wait(), 120)
         request_id = verdicts[0][0]
         await session.send_notification(ClientNotification(CancelledNotification(
             params=CancelledNotificationParams(requestId=request_id, reason="the agent moved on"))))
