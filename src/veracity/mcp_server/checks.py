@@ -16,12 +16,11 @@ from mcp.server.fastmcp.exceptions import ToolError
 
 from veracity.contracts import Report
 from veracity.mcp_server.progress import ProgressTracker, ProgressUpdate
+from veracity.mode import OFFLINE
 from veracity.run.checker import Checker
 from veracity.validation import source_text_problem
 
 logger = logging.getLogger(__name__)
-
-OFFLINE = "offline"
 
 SendProgress = Callable[[ProgressUpdate], Awaitable[None]]
 """Sends one progress notification to the client whose call runs the check."""
