@@ -12,10 +12,11 @@ keeps one per endpoint) must always meet the loop its connections were opened on
 sees a copy of the caller's context variables (LangGraph's config, stream writer and runtime
 live there), and a caller that stops waiting (Ctrl-C, an exception) cancels it.
 
-LangGraph's public API makes a node either synchronous (run in a thread under `ainvoke`) or a
-coroutine (refused by `invoke`), never both; the node with both bodies is LangGraph's own
-`RunnableCallable`, a private name. It is imported here only, and
-`tests/unit/test_langgraph_private_name.py` pins it, so an upgrade that moves it fails there by name.
+A plain function node is either synchronous (run in a thread under `ainvoke`) or a coroutine
+(refused by `invoke`), never both. A node with both bodies is built here on public names only:
+LangChain's `RunnableLambda` (given `func` and `afunc`; LangGraph finds a subgraph through it),
+running its body inside the run LangGraph starts for the node, as a plain node does, and
+LangGraph's `get_runtime` for the `runtime` argument.
 """
 
 from __future__ import annotations
@@ -27,10 +28,11 @@ import functools
 import inspect
 import os
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
-from langgraph._internal._runnable import RunnableCallable
+from langchain_core.runnables import RunnableConfig, RunnableLambda, ensure_config
+from langgraph.runtime import get_runtime
 
 T = TypeVar("T")
 
@@ -84,21 +86,65 @@ def run_on_bridge(coroutine: Coroutine[Any, Any, T]) -> T:
         raise
 
 
+INJECTED = frozenset({"config", "runtime"})
+"""The arguments LangGraph gives a node by name, of those veracity's nodes take."""
+
+
+Body = Callable[[Any, RunnableConfig], Any]
+"""A node's synchronous body: the state and the node's config in, its update out."""
+AsyncBody = Callable[[Any, RunnableConfig], Awaitable[Any]]
+"""A node's asynchronous body."""
+
+
+class BothWaysNode(RunnableLambda[Any, Any]):
+    """A graph node with a synchronous body and an asynchronous one, run as a plain node is.
+
+    LangGraph starts a node's run itself and runs a plain function node inside it without a run of
+    its own; a `RunnableLambda` would add one, so the trace would name every step twice. This one
+    calls its body directly, with the node's config, and is still a `RunnableLambda` to LangGraph,
+    which finds a subgraph through its body.
+    """
+
+    def __init__(self, sync_body: Body, async_body: AsyncBody, *, name: str | None) -> None:
+        super().__init__(sync_body, afunc=async_body, name=name)
+        self.sync_body, self.async_body = sync_body, async_body
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        """The synchronous body's result for `input`."""
+        return self.sync_body(input, ensure_config(config))
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        """The asynchronous body's result for `input`."""
+        return await self.async_body(input, ensure_config(config))
+
+
 def both_ways(node: Callable[..., Any], *, name: str | None = None) -> Any:
     """`node` (named `name`) as a graph node with a synchronous and an asynchronous body.
 
     A synchronous `node` is returned as it is: LangGraph runs it under either API.
 
-    The synchronous body calls `node` with the same arguments and runs the coroutine it returns
-    on the bridge's loop. LangGraph reads the arguments a node takes (`config`, `runtime`) and
-    the subgraph it holds through `__wrapped__`, so the body points at `node`'s innermost callable.
+    Both bodies call `node` with the state and those of `config` and `runtime` it takes (the
+    node's config, and LangGraph's `get_runtime`); the synchronous one runs the coroutine that
+    returns on the bridge's loop. LangGraph looks for a subgraph through a node's `__wrapped__`,
+    so each body points at `node`'s innermost callable.
     """
     if not inspect.iscoroutinefunction(node):
         return node
+    wanted = INJECTED & set(inspect.signature(node).parameters)
+
+    def arguments(config: RunnableConfig) -> dict[str, Any]:
+        given: dict[str, Any] = {"config": config}
+        if "runtime" in wanted:
+            given["runtime"] = get_runtime()
+        return {key: given[key] for key in wanted}
 
     @functools.wraps(node)
-    def run_sync(*args: Any, **kwargs: Any) -> Any:
-        return run_on_bridge(node(*args, **kwargs))
+    def run_sync(state: Any, config: RunnableConfig) -> Any:
+        return run_on_bridge(node(state, **arguments(config)))
 
-    run_sync.__wrapped__ = inspect.unwrap(node)
-    return RunnableCallable(run_sync, node, name=name or getattr(node, "__name__", None), trace=False)
+    @functools.wraps(node)
+    async def run_async(state: Any, config: RunnableConfig) -> Any:
+        return await node(state, **arguments(config))
+
+    run_sync.__wrapped__ = run_async.__wrapped__ = inspect.unwrap(node)
+    return BothWaysNode(run_sync, run_async, name=name or getattr(node, "__name__", None))
