@@ -6,7 +6,7 @@ checkout: point ``--src`` at another worktree's ``src`` to compare a commit with
     .venv/bin/python benchmarks/core_imports.py --src /tmp/base/src
     .venv/bin/python benchmarks/core_imports.py
 
-Two figures:
+Three figures:
 
 * **Core → plug-in imports**: import statements in the core that name a plug-in module. The core
   is the graph, its steps and their support, state, contracts, `Context`, routes, the LLM and
@@ -16,6 +16,10 @@ Two figures:
 * **The judge step's import tree**: every veracity module that ``veracity.nodes.judge`` imports,
   directly or through others (imports inside functions and under ``TYPE_CHECKING`` included), with
   their lines: what a reader may have to open to follow the step.
+* **Loops between first-level packages**: the groups of `veracity`'s first-level packages and modules
+  that import each other round a loop (each group a strongly connected component of the imports
+  between them), and the imports that would have to go to break every loop (grimp's nomination,
+  what the ``acyclic_siblings`` contract in ``pyproject.toml`` reports). ``--list`` names them.
 """
 
 from __future__ import annotations
@@ -54,6 +58,36 @@ def imports_into_plugins(graph: grimp.ImportGraph, sources: tuple[str, ...]) -> 
     return found
 
 
+def first_level(module: str) -> str:
+    """The first-level package or module of `veracity` that `module` is in."""
+    return ".".join(module.split(".")[:2])
+
+
+def first_level_loops(graph: grimp.ImportGraph) -> list[list[str]]:
+    """The groups of first-level packages and modules joined by a loop of imports, each sorted, largest first."""
+    edges: dict[str, set[str]] = {}
+    for importer in graph.modules:
+        for imported in graph.find_modules_directly_imported_by(importer):
+            source, target = first_level(importer), first_level(imported)
+            if source != target and "veracity" not in (source, target):
+                edges.setdefault(source, set()).add(target)
+
+    def reachable(start: str) -> set[str]:
+        seen: set[str] = set()
+        stack = [start]
+        while stack:
+            for target in edges.get(stack.pop(), ()):
+                if target not in seen:
+                    seen.add(target)
+                    stack.append(target)
+        return seen
+
+    reach = {package: reachable(package) for package in edges}
+    groups = {frozenset({package} | {other for other in found if package in reach.get(other, set())})
+              for package, found in reach.items() if package in found}
+    return sorted((sorted(group) for group in groups), key=lambda group: (-len(group), group))
+
+
 def module_lines(src: Path, module: str) -> int:
     """Lines in the module's source file (a package counts its ``__init__.py``)."""
     path = src.joinpath(*module.split("."))
@@ -66,7 +100,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--src", type=Path, default=Path(__file__).resolve().parents[1] / "src",
                         help="the src folder of the checkout to measure (default: this one)")
-    parser.add_argument("--list", action="store_true", help="also list each core → plug-in import")
+    parser.add_argument("--list", action="store_true",
+                        help="also list each core → plug-in import, and each loop with the imports that break it")
     args = parser.parse_args()
     sys.path.insert(0, str(args.src.resolve()))
     graph = grimp.build_graph("veracity", cache_dir=None)
@@ -89,6 +124,16 @@ def main() -> None:
     plugin_modules = [module for module in tree if within(module, PLUGINS)]
     print(f"{STEP} import tree: {len(tree)} modules, {lines:,} lines "
           f"({len(plugin_modules)} of them in plug-ins)")
+
+    loops = first_level_loops(graph)
+    breakers = sorted(graph.nominate_cycle_breakers("veracity"))
+    print(f"loops between first-level packages and modules: {len(loops)} "
+          f"({sum(map(len, loops))} of them in a loop; {len(breakers)} imports would break every loop)")
+    if args.list:
+        for group in loops:
+            print("  loop: " + ", ".join(name.removeprefix("veracity.") for name in group))
+        for importer, imported in breakers:
+            print(f"  break: {importer} → {imported}")
 
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ def figures(result: Any) -> dict[str, Any]:
 
 async def main_async() -> dict[str, Any]:
     """Calibrate on dev, judge test with either calibration, return the figures."""
-    from veracity.calibration.runner import acalibrate
+    from veracity.calibrate.runner import acalibrate
     from veracity.evaluation.runner import arun_eval
 
     folder = Path(tempfile.mkdtemp(prefix="veracity-user-calibration-"))

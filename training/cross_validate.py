@@ -61,7 +61,7 @@ import numpy as np
 from calibrate import ASSETS, GRID, SMOOTHING, CachingModel, verify
 from claim_split import DEFAULT_DATA_DIR, ClaimSplit, read_jsonl
 
-from veracity.calibration.fitting import FOLD_SEED, FOLDS, fold_of, stable_fraction
+from veracity.calibrate.fitting import FOLD_SEED, FOLDS, fold_of, stable_fraction
 from veracity.contracts import LABELS, Evidence
 from veracity.evaluation.metrics import balanced_accuracy
 from veracity.offline.judge.decision import Candidate

@@ -6,7 +6,7 @@ What it does (repository root, runtime environment with the ``calibrate`` extra)
     .venv/bin/python training/fit_confidence.py            # writes assets/calibration/ and the card
     .venv/bin/python training/fit_confidence.py --dry-run  # prints, writes nothing
 
-Steps 2 to 4 are `veracity.calibration.fitting.fit_and_certify`, the code `veracity calibrate` runs:
+Steps 2 to 4 are `veracity.calibrate.fitting.fit_and_certify`, the code `veracity calibrate` runs:
 that command, given these rows as a file (`calibration_rows.py`), writes the same calibrator and
 thresholds as the ``models`` and ``risk`` this script ships. What this script adds is the shipped
 file's other sections (source mode, the calculator, the permission rule, the difference rule), the card
@@ -53,8 +53,8 @@ import numpy as np
 from calibration_rows import gold_label
 from judged_rows import CALIBRATION_SETS, DEFAULT_MEMORY, TEST_SETS, Row, judge_rows, load_rows, shipped_judge
 
-from veracity.calibration import fitting
-from veracity.calibration.fitting import (
+from veracity.calibrate import fitting
+from veracity.calibrate.fitting import (
     CANDIDATE_THRESHOLDS,
     DECISIVE,
     DELTA,
@@ -455,7 +455,7 @@ is therefore held to the real-world calibrator and thresholds."""
 
 def fit_and_certify(everything: Table, datasets: np.ndarray, halves: np.ndarray, report: dict,
                     started: float) -> tuple[dict[Label, LogisticModel], dict[Label, list]]:
-    """`veracity.calibration.fitting.fit_and_certify` on these rows, its figures merged into `report`."""
+    """`veracity.calibrate.fitting.fit_and_certify` on these rows, its figures merged into `report`."""
     fitted = fitting.fit_and_certify(
         everything, datasets, halves, delta=DELTA, default_target=DEFAULT_MIN_PRECISION,
         say=lambda line: print(f"{line} [{time.perf_counter() - started:.0f} s]", flush=True))

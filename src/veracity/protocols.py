@@ -82,12 +82,11 @@ class ClaimSplitter(Protocol):
 class Judge(Protocol):
     """A judge that rules without a chat model, and checks its own verdicts as that judge needs."""
 
-    def rule(self, claim: str, evidence: list[Evidence], *, min_precision: float, source_mode: bool,
-             calibration: str | None = None) -> Ruled:
+    def rule(self, claim: str, evidence: list[Evidence], *, min_precision: float, source_mode: bool) -> Ruled:
         """The ruled answer on `claim`: its label held to `min_precision` by the judge's own calibration.
 
-        `calibration`: a calibration file measured for this judge on the user's data, used instead of the
-        shipped one (source mode keeps its own).
+        For a run with a calibration file measured for this judge on the user's data, that file's
+        (`StepResources.offline_judge` given the run); source mode keeps its own.
         """
         ...
 
@@ -200,8 +199,8 @@ class StepResources(Protocol):
         """Whether `step` runs without a chat model (the splitter, or the judge below)."""
         ...
 
-    def offline_judge(self) -> Judge:
-        """The judge that runs without a chat model."""
+    def offline_judge(self, context: Context | None = None, run: RunScope | None = None) -> Judge:
+        """The judge that runs without a chat model; given a run, ruling by the run's calibration file, if any."""
         ...
 
     def chat_model(self, context: Context, *, max_tokens: int, step: ModelStep | None = None,

@@ -351,9 +351,15 @@ class Resources:
         """The support scorer (the local sentence embedder)."""
         return plugins.EmbeddingSupport()
 
-    def offline_judge(self) -> OfflineJudge:
-        """The offline judge (the bundled entailment model, loaded once per process)."""
-        return _offline_judge()
+    def offline_judge(self, context: Context | None = None, run: RunScope | None = None) -> OfflineJudge:
+        """The offline judge (the bundled entailment model, loaded once per process).
+
+        Given a run's `context`, it rules by the calibration file the run found for it (read once, at
+        the run's start: the file the report names), when there is one.
+        """
+        judge = _offline_judge()
+        found = None if context is None else self._calibration_file(context, run)
+        return judge if found is None else judge.measured_by(found)
 
     def judge_version(self, model: str) -> str | None:
         """The offline judge's version when a report's `model` says it ruled, else None."""

@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from tests.unit.calibration_data import claim, credulous_judge, museum_backend, write_rows
+from veracity.calibrate.runner import MIN_ROWS, TooFewRows, acalibrate
 from veracity.calibration.file import CalibrationFile, calibration_for, default_path
 from veracity.calibration.identity import JudgeIdentity
-from veracity.calibration.runner import MIN_ROWS, TooFewRows, acalibrate
 from veracity.cli import main
 from veracity.contracts import confidence_text
 from veracity.errors import ConfigurationError

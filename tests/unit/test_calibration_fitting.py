@@ -1,4 +1,4 @@
-"""veracity.calibration.fitting (what `veracity calibrate` and training/fit_confidence.py fit with): threshold
+"""veracity.calibrate.fitting (what `veracity calibrate` and training/fit_confidence.py fit with): threshold
 certification and calibration scores on synthetic data with known answers."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from veracity.calibration import fitting as fit
+from veracity.calibrate import fitting as fit
 from veracity.offline.calibration.features import FEATURES
 
 

@@ -59,6 +59,17 @@ def test_a_file_found_in_the_calibration_folder_is_named_too(folder_file: Path) 
     assert calibration is not None and calibration.origin == "user" and calibration.path == str(folder_file)
 
 
+def test_every_verdict_is_ruled_by_the_file_the_run_read_at_its_start(user_file: Path) -> None:
+    """The file is read once, before the run: removed once the run has started, the verdicts and the digest hold."""
+    text = "The Sydney Opera House opened in 1973. The Eiffel Tower is in Paris. Mount Everest is in Nepal."
+    digest = hashlib.sha256(user_file.read_bytes()).hexdigest()
+    intact = Checker().check(text, calibration=str(user_file), **CHECK)
+    removed = Checker().check(text, calibration=str(user_file), on_start=lambda *_: user_file.unlink(), **CHECK)
+    assert not user_file.exists() and not removed.failures
+    assert [(v.label, v.confidence) for v in removed.verdicts] == [(v.label, v.confidence) for v in intact.verdicts]
+    assert removed.calibration is not None and removed.calibration.sha256 == digest
+
+
 def test_source_mode_keeps_the_shipped_calibration_and_says_so(user_file: Path) -> None:
     report = veracity.check(TEXT, model="offline", source_text="The Sydney Opera House opened in 1973.",
                             calibration=str(user_file))

@@ -10,9 +10,9 @@ from click.testing import CliRunner
 
 from tests.unit.calibration_data import write_rows
 from tests.unit.calibration_files import CHECK, kept_path, offline_judge, write_offline_calibration
+from veracity.calibrate.runner import MIN_ROWS
 from veracity.calibration.file import CalibrationFile, CalibrationWriteError, calibration_for, default_path, write_file
 from veracity.calibration.identity import JudgeIdentity
-from veracity.calibration.runner import MIN_ROWS
 from veracity.cli import main
 from veracity.errors import ConfigurationError
 

@@ -31,11 +31,11 @@ from veracity.kb import KnowledgeBase
 from veracity.mcp_server.checks import CheckRunner
 from veracity.mcp_server.progress import ProgressTracker
 from veracity.mcp_server.reports import RecentReports, SessionReports
-from veracity.mcp_server.security import bind_host, transport_security
 from veracity.mcp_server.server import create_mcp_server
 from veracity.mcp_server.tools import as_sent
 from veracity.progress import ProgressEvent
 from veracity.run.checker import Checker
+from veracity.server.mcp_security import bind_host, transport_security
 from veracity.testing import ScriptedBackend
 
 POLICY = ("The customer may return a package within 14 days of the delivery date. "

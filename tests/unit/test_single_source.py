@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from veracity.contracts import Evidence, Verdict
-from veracity.nodes.finalize import single_source
 from veracity.resources import capabilities_of
+from veracity.step_support.assembly import single_source
 
 
 def item(url: str | None, backend: str = "web") -> Evidence:

@@ -13,6 +13,7 @@ from veracity.contracts import Claim, Evidence, GateFailure
 from veracity.nodes.verdict_gate import verdict_gate
 from veracity.protocols import Judge, Ruled
 from veracity.resources import Resources
+from veracity.run_scope import RunScope
 from veracity.state import ClaimState, ClaimUpdate
 
 TEXT = "Canberra is the capital of Australia. The Sydney Opera House opened in 1973."
@@ -132,8 +133,7 @@ def test_a_chat_model_verdict_gets_only_the_checks_every_judge_gets(world: FakeW
 class StrictJudge:
     """A judge without a chat model whose own standard refuses any citation of the Nile note."""
 
-    def rule(self, claim: str, evidence: list[Evidence], *, min_precision: float, source_mode: bool,
-             calibration: str | None = None) -> Ruled:
+    def rule(self, claim: str, evidence: list[Evidence], *, min_precision: float, source_mode: bool) -> Ruled:
         raise AssertionError("the gate does not judge")
 
     def citation_problem(self, claim: str, cited: Evidence) -> str | None:
@@ -144,7 +144,7 @@ class StrictJudge:
 
 
 class WithStrictJudge(Resources):
-    def offline_judge(self) -> Judge:
+    def offline_judge(self, context: Context | None = None, run: RunScope | None = None) -> Judge:
         return StrictJudge()
 
 

@@ -41,7 +41,10 @@ from veracity.pages import FetchSettings, check_page, examine_page
 from veracity.pages.body import decode_page
 from veracity.user_files import FileRefused, name_inside, read_regular_file
 
-__all__ = ["MAX_SNAPSHOT_BYTES", "Finding", "verify_report"]
+__all__ = ["MAX_REPORT_BYTES", "MAX_SNAPSHOT_BYTES", "Finding", "verify_report"]
+
+MAX_REPORT_BYTES = 512_000_000
+"""A report file larger than this is refused, not read (by `veracity verify` and the MCP `verify_report` tool)."""
 
 MAX_SNAPSHOT_BYTES = 64_000_000
 """A kept page larger than this is refused, not read (pages are cut at 5 MB when fetched by default)."""

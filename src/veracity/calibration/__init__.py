@@ -1,12 +1,14 @@
-"""Risk control for any judge: `veracity calibrate` on the user's labelled data, and its use in checks.
+"""A calibration measured for a judge, used in checks: the file `veracity calibrate` writes, and its ruling.
 
-* `fitting`: the calibrator (a logistic model per label over a judge's signals) and Learn-then-Test
-  thresholds, fitted and certified on judged rows; the shipped offline calibration is made with it too.
-* `signals`: what a check knows of a chat model's verdict without asking the model again.
-* `judging`: the configured judge's label and signals on labelled rows.
-* `identity`, `file`: the judge a calibration measured, and the file named for it.
-* `runner`, `card`: the command's work, and the card written beside the file.
+What a check needs to rule with a calibration file, and nothing of the command that makes one
+(that is `veracity.calibrate`, above the run and the evaluation):
+
+* `identity`: the judge a calibration measured, and the folder files are kept in;
+* `schema`, `file`: the file's strict JSON form, and the file read (bounded, refused with the field's
+  place when it breaks a rule), written and named for its judge;
+* `trust`: a file found in the calibration folder must be the user's own;
+* `signals`: what a check knows of a chat model's verdict without asking the model again;
 * `plugin`: a chat-model judge's answers ruled by its calibration in a check.
 
-Nothing is imported from here until a calibration is fitted or used.
+Nothing is imported from here until a calibration is used.
 """

@@ -222,7 +222,7 @@ class CalibrationDocument(Section):
 
 
 def _signal_names(kind: str) -> tuple[str, ...]:
-    """The signals a calibration of this kind of judge reads (`veracity.calibration.judging.signal_names`)."""
+    """The signals a calibration of this kind of judge reads (`veracity.calibrate.judging.signal_names`)."""
     if kind == "offline":
         from veracity.offline.calibration.features import FEATURES
 

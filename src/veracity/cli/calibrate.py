@@ -78,8 +78,8 @@ def calibrate_command(dataset: Path, mode: str, out_path: Path | None, concurren
     confidence a supported or refuted verdict needs. Checks with this judge then show
     confidences and hold uncertain verdicts back as leans. Needs at least 200 rows.
     """
+    from veracity.calibrate.runner import acalibrate
     from veracity.calibration.file import CalibrationWriteError
-    from veracity.calibration.runner import acalibrate
 
     err = Console(stderr=True)
     missing = _missing_extra()

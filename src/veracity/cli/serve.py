@@ -81,8 +81,8 @@ def serve_command(host: str, port: int, workers: int, rate_limit: str | None, ch
                   mcp_token: str | None, mcp_allowed_hosts: str | None, mcp_allowed_origins: str | None,
                   settings: dict[str, Any]) -> None:
     """Serve the fact-check graph over HTTP (FastAPI under uvicorn)."""
-    from veracity.mcp_server.security import bind_host, listed
     from veracity.server.limits import parse_rate
+    from veracity.server.mcp_security import bind_host, listed
 
     rate = rate_limit or os.environ.get("VERACITY_RATE_LIMIT")
     if rate:

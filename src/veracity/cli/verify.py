@@ -16,9 +16,6 @@ Exit codes:
   1  something no longer holds (each is listed)
   2  the report or the key cannot be read, or bad usage"""
 
-MAX_REPORT_BYTES = 512_000_000
-"""A report file larger than this is refused, not read."""
-
 
 @click.command(epilog=VERIFY_EPILOG)
 @click.argument("report_file", metavar="REPORT", type=click.Path(dir_okay=False, path_type=Path))
@@ -50,7 +47,7 @@ def verify_command(report_file: Path, key_file: Path | None, snapshots: Path | N
         local_verifying_key,
         signature_path,
     )
-    from veracity.audit.verify import verify_report
+    from veracity.audit.verify import MAX_REPORT_BYTES, verify_report
     from veracity.contracts import Report
     from veracity.user_files import FileRefused, read_regular_file
 

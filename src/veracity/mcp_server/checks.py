@@ -26,7 +26,9 @@ SendProgress = Callable[[ProgressUpdate], Awaitable[None]]
 """Sends one progress notification to the client whose call runs the check."""
 
 Admission = Callable[[object | None], str | None]
-"""Why one more check is refused now for the client of this HTTP request (None: it may run); see `security`."""
+"""Why one more check is refused now for the client of this HTTP request (None: it may run).
+
+See `veracity.server.mcp_security`."""
 
 
 class CheckRunner:

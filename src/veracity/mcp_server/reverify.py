@@ -17,8 +17,7 @@ from pydantic import ValidationError
 
 from veracity.audit.findings import Finding
 from veracity.audit.signing import SigningKeyError, check_signature, local_verifying_key, signature_path
-from veracity.audit.verify import verify_report
-from veracity.cli.verify import MAX_REPORT_BYTES
+from veracity.audit.verify import MAX_REPORT_BYTES, verify_report
 from veracity.contracts import Report
 from veracity.mcp_server.outputs import FindingResult, VerifyResult
 from veracity.user_files import FileRefused, read_regular_file

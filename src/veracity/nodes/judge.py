@@ -63,11 +63,9 @@ async def _judge(
     """
     claim, feedback = state["claim"], state.get("feedback")
     source_mode = state.get("source_mode", False)
-    calibration = resources.calibration(context, run)
     if resources.offline(context, "judge", run):
-        ruling = await asyncio.to_thread(resources.offline_judge().rule, claim.text, evidence,
-                                         min_precision=context.min_precision, source_mode=source_mode,
-                                         calibration=calibration)
+        ruling = await asyncio.to_thread(resources.offline_judge(context, run).rule, claim.text, evidence,
+                                         min_precision=context.min_precision, source_mode=source_mode)
         return ModelReply(payload=ruling.answer, tokens_in=0, tokens_out=0), ruling
     messages = judge_messages(claim, evidence, context, feedback=feedback, source_mode=source_mode,
                               errors=gate_errors(state.get("judge_attempts")))
@@ -75,7 +73,7 @@ async def _judge(
         reply = await ask_structured(resources.chat_model(context, max_tokens=cap, step="judge", run=run), messages,
                                      JudgeOutput, run_name="judge_claim.model",
                                      structured_output=context.structured_output, request_schema=judge_schema(evidence))
-    measured = resources.chat_calibration(context, run) if calibration is not None else None
+    measured = resources.chat_calibration(context, run)
     if measured is None:
         return reply, Uncalibrated(reply.payload)
     ruled = await asyncio.to_thread(measured.rule, claim.text, evidence, reply.payload,

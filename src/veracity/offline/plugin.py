@@ -12,7 +12,7 @@ import threading
 from typing import Any
 
 from veracity.contracts import Claim, Evidence, SkipReason
-from veracity.offline.calibration.ruling import RiskRule, Ruling
+from veracity.offline.calibration.ruling import MeasuredCalibration, RiskRule, Ruling
 from veracity.offline.extract import extract_claims_offline, skip_reason
 from veracity.offline.judge.entailment_judge import EntailmentJudge
 from veracity.offline.judge.relevance import citation_off_topic
@@ -37,26 +37,31 @@ class OfflineJudge:
     """The shipped offline judge: the bundled entailment model, its calibration and its relevance rule.
 
     The judge (and its model) is created on first use, once per process (`shipped_judge`).
+    `measured`: a calibration `veracity calibrate` measured for this judge, which rules its verdicts
+    instead of the shipped one outside source mode (`measured_by` gives the judge a run's file).
     """
+
+    def __init__(self, measured: MeasuredCalibration | None = None) -> None:
+        self.measured = measured
+
+    def measured_by(self, calibration: MeasuredCalibration) -> OfflineJudge:
+        """This judge, ruling by `calibration` (read once, by the run that uses it)."""
+        return OfflineJudge(calibration)
 
     @property
     def judge(self) -> EntailmentJudge:
         """The entailment judge."""
         return shipped_judge()
 
-    def rule(self, claim: str, evidence: list[Evidence], *, min_precision: float, source_mode: bool,
-             calibration: str | None = None) -> Ruling:
-        """The judge's finding on `claim`, ruled at `min_precision` by the shipped calibration (source mode's own).
+    def rule(self, claim: str, evidence: list[Evidence], *, min_precision: float, source_mode: bool) -> Ruling:
+        """The judge's finding on `claim`, ruled at `min_precision` by its calibration.
 
-        `calibration`: a file `veracity calibrate` measured for this judge, used instead of the shipped
-        calibration outside source mode.
+        That is the measured one when the judge has it, outside source mode; else the shipped one
+        (source mode's own in source mode).
         """
         judgement = self.judge.assess(claim, evidence)
-        if calibration is not None and not source_mode:
-            from veracity.calibration.file import CalibrationFile
-
-            measured = CalibrationFile.read(calibration)
-            return RiskRule(min_precision, measured.calibrator, measured.risk).rule(judgement)
+        if self.measured is not None and not source_mode:
+            return RiskRule.measured(min_precision, self.measured).rule(judgement)
         return RiskRule.shipped(min_precision, source=source_mode).rule(judgement)
 
     def citation_problem(self, claim: str, cited: Evidence) -> str | None:

@@ -13,7 +13,7 @@ Routes (all JSON; errors are ``{"error": ..., "status": ...}``):
 * ``POST /analyze`` ``{"query": ..., "answer"?: ..., "source_text"?: ...}``: answers the query with
   the configured chat model (or takes the given answer) and audits it
 * ``GET /healthz``; OpenAPI docs at ``/docs``; ``GET /`` the web page (``static/index.html``)
-* ``/mcp``: the same checks as Model Context Protocol tools over streamable HTTP (`veracity.mcp_server.http`),
+* ``/mcp``: the same checks as Model Context Protocol tools over streamable HTTP (`veracity.server.mcp_endpoint`),
   with its own bearer token (``VERACITY_MCP_TOKEN``, else the API key) and this app's limits
 
 A request with ``source_text`` is checked against that source, whatever the server's default
@@ -52,11 +52,11 @@ from veracity.context import setting_description, setting_problem
 from veracity.contracts import Report
 from veracity.errors import ConfigurationError, InputError, KnowledgeBaseError, SettingError, SourceConflictError
 from veracity.evidence.capabilities import SearchKind
-from veracity.mcp_server.http import mcp_endpoint
-from veracity.mcp_server.security import ALLOWED_HOSTS_ENV, ALLOWED_ORIGINS_ENV, TOKEN_ENV, listed
 from veracity.progress import ProgressEvent
 from veracity.run.checker import Checker
 from veracity.server.limits import BodyLimit, error_response, key_matches, parse_rate, presented_key
+from veracity.server.mcp_endpoint import mcp_endpoint
+from veracity.server.mcp_security import ALLOWED_HOSTS_ENV, ALLOWED_ORIGINS_ENV, TOKEN_ENV, listed
 from veracity.source_mode import source_search
 
 logger = logging.getLogger(__name__)

@@ -29,10 +29,10 @@ from langgraph.runtime import Runtime, get_runtime
 from veracity.context import Context
 from veracity.contracts import DeadlineFailure, Evaluation, EvaluationIssue, Report, Verdict
 from veracity.evidence.capabilities import Declarations
-from veracity.nodes.finalize import JudgeVersions, build_report
 from veracity.protocols import StepResources
 from veracity.run_scope import RunKey, RunScope
 from veracity.state import FactCheckState
+from veracity.step_support.assembly import JudgeVersions, build_report
 
 DEADLINE_KEY = "deadline_unfinished"
 """The state key that names the steps the deadline cut off (empty or missing: not reached)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from veracity.contracts import JudgeOutput, rounded_down
 from veracity.offline.calibration.confidence import Calibrator, default_calibrator, shipped_calibration
@@ -83,6 +83,20 @@ def risk_controlled(answer: dict[str, Any], confidence: float | None, risk: Risk
     return Ruling(held.model_dump(), confidence, leaning=label)
 
 
+class MeasuredCalibration(Protocol):
+    """A calibration measured for the offline judge on a user's data: the file `veracity calibrate` wrote, as read."""
+
+    @property
+    def calibrator(self) -> Calibrator:
+        """The confidence of each label, fitted on the user's rows."""
+        ...
+
+    @property
+    def risk(self) -> RiskControl:
+        """The thresholds certified on the user's rows."""
+        ...
+
+
 @dataclass(frozen=True)
 class RiskRule:
     """Applies a calibrator and risk-control thresholds at one target precision."""
@@ -97,6 +111,11 @@ class RiskRule:
         if source:
             return cls(min_precision, *_source_calibration())
         return cls(min_precision, default_calibrator(), default_risk_control())
+
+    @classmethod
+    def measured(cls, min_precision: float, calibration: MeasuredCalibration) -> RiskRule:
+        """The rule with the calibrator and thresholds of a calibration measured on the user's data."""
+        return cls(min_precision, calibration.calibrator, calibration.risk)
 
     def rule(self, judgement: Judgement) -> Ruling:
         """The verdict for one judgement (see the module docstring).

@@ -16,10 +16,10 @@ from mcp.server.fastmcp import FastMCP
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from veracity.mcp_server.security import BearerToken, CheckAdmission, transport_security
 from veracity.mcp_server.server import create_mcp_server
 from veracity.run.checker import Checker
 from veracity.server.limits import Limiter
+from veracity.server.mcp_security import BearerToken, CheckAdmission, transport_security
 
 MCP_PATH = "/mcp"
 

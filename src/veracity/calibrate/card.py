@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from veracity.calibrate.fitting import DECISIVE, LABELS, LEVELS, Fitted, Table, coverage_at
 from veracity.calibration.file import CalibrationFile, write_file
-from veracity.calibration.fitting import DECISIVE, LABELS, LEVELS, Fitted, Table, coverage_at
 
 CARD_TARGETS = (0.8, 0.85, 0.9, 0.95)
 """Target precisions the card lists."""

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from veracity.calibrate.fitting import DELTA, LEVELS, Fitted, Table, fit_and_certify, half_of
+from veracity.calibrate.judging import JudgedRow, judge_offline, judge_with_chat_model, signal_names
 from veracity.calibration.file import CalibrationFile, check_targets, default_path
-from veracity.calibration.fitting import DELTA, LEVELS, Fitted, Table, fit_and_certify, half_of
 from veracity.calibration.identity import JudgeIdentity, judge_identity
-from veracity.calibration.judging import JudgedRow, judge_offline, judge_with_chat_model, signal_names
 from veracity.context import CALIBRATION_OFF, Context
 from veracity.errors import InputError
 from veracity.evaluation.dataset import Dataset, JudgeRow, load_dataset
@@ -154,7 +154,7 @@ async def acalibrate(dataset: str | Path | Dataset, *, mode: EvalMode = "auto",
     calibration, fitted = fit(judged, judge, record, say)
     calibration = CalibrationFile(calibration.judge, calibration.calibrator, calibration.risk, calibration.record,
                                   calibration.write(path))
-    from veracity.calibration.card import write_card
+    from veracity.calibrate.card import write_card
 
     table, _, halves = table_of(judged, signal_names(judge.kind == "offline"))
     paths = {"calibration": path, **write_card(calibration, fitted, table, halves, path)}
