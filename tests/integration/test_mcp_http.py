@@ -22,19 +22,14 @@ from click.testing import CliRunner
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import McpError
-from mcp.types import CallToolResult, CancelledNotification, CancelledNotificationParams, ClientNotification
+from mcp.types import CancelledNotification, CancelledNotificationParams, ClientNotification
 
 from tests.integration.app_server import serving
-from tests.integration.test_mcp_stdio import LONG_TEXT, ProgressHeard, load_example
+from tests.mcp_client import ANSWER, FAITHFUL, LONG_TEXT, POLICY, ProgressHeard, error_text, load_example
 from veracity.cli import main
 from veracity.server.app import create_app
 
 TOKEN = "mcp-s3cret"
-POLICY = ("The customer may return a package within 14 days of the delivery date. "
-          "After that period, returns are not accepted.")
-ANSWER = ("You can return the package within 30 days of the delivery date. "
-          "After that, returns are not accepted.")
-FAITHFUL = "You can return the package within 14 days of the delivery date."
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
 STREAMABLE = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
@@ -63,11 +58,6 @@ async def session_at(base: str, token: str = TOKEN, **client: Any) -> AsyncItera
                 ClientSession(read, write, **client) as session):
         await session.initialize()
         yield session
-
-
-def error_text(result: CallToolResult) -> str:
-    assert result.isError, result
-    return result.content[0].text
 
 
 async def still_answers(base: str) -> None:

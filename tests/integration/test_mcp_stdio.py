@@ -24,21 +24,14 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import McpError
-from mcp.types import CallToolResult, CancelledNotification, CancelledNotificationParams, ClientNotification
+from mcp.types import CancelledNotification, CancelledNotificationParams, ClientNotification
 
+from tests.mcp_client import ANSWER, FAITHFUL, LONG_TEXT, POLICY, ProgressHeard, error_text, load_example
 from veracity.audit import write_artefacts
 from veracity.contracts import Report
 
 VERACITY = Path(sys.executable).parent / "veracity"
 """The installed `veracity` command (the entry point a client's configuration names)."""
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-POLICY = ("The customer may return a package within 14 days of the delivery date. "
-          "After that period, returns are not accepted.")
-ANSWER = ("You can return the package within 30 days of the delivery date. "
-          "After that, returns are not accepted.")
-FAITHFUL = "You can return the package within 14 days of the delivery date."
-LONG_TEXT = " ".join(f"Parcel number {n} can be returned within {n + 15} days of its delivery." for n in range(200))
 
 
 @pytest.fixture
@@ -61,11 +54,6 @@ async def session_with(env: dict[str, str], log: TextIO, **client: Any) -> Async
     async with stdio_client(parameters, errlog=log) as (read, write), ClientSession(read, write, **client) as session:
         await session.initialize()
         yield session
-
-
-def error_text(result: CallToolResult) -> str:
-    assert result.isError, result
-    return result.content[0].text
 
 
 async def alive(session: ClientSession) -> None:
@@ -122,24 +110,6 @@ async def test_bad_input_leaves_the_server_answering(server_env: dict[str, str],
     assert "query" in error_text(wrong) and "limit" in error_text(wrong)
     assert "the text is 10,000,000 characters; the limit is 20,000" in error_text(huge)
     assert "cannot read" in error_text(missing)
-
-
-class ProgressHeard:
-    """The progress notifications a client session hears, as (request id, progress) once a claim is judged."""
-
-    def __init__(self) -> None:
-        self.verdicts: list[tuple[object, float]] = []
-        self.first_verdict = asyncio.Event()
-
-    async def notified(self, message: object) -> None:
-        """The session's message handler: keeps each progress notification past the first step."""
-        root = getattr(message, "root", None)
-        if getattr(root, "method", None) == "notifications/progress" and root.params.progress >= 1:
-            self.verdicts.append((root.params.progressToken, root.params.progress))  # the token is the request's id
-            self.first_verdict.set()
-
-    async def heard(self, *_: object) -> None:
-        """A progress callback, so that the call asks for progress."""
 
 
 async def test_a_cancelled_check_stops_and_the_server_answers_the_next_call(server_env: dict[str, str],
@@ -237,13 +207,3 @@ def test_a_langgraph_agent_checks_its_draft_with_the_tools_over_stdio(server_env
     [claim] = result["claims"]
     assert (result["passed"], claim["label"], claim["leaning"]) == (False, "unverifiable", "refuted")
     assert conversation[-1].text == "You can return the package within 14 days of the delivery date."
-
-
-def load_example(name: str) -> Any:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module

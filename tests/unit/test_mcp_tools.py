@@ -21,10 +21,11 @@ from click.testing import CliRunner
 from mcp import ClientSession
 from mcp.shared.exceptions import McpError
 from mcp.shared.memory import create_connected_server_and_client_session
-from mcp.types import CallToolResult, CancelledNotification, CancelledNotificationParams, ClientNotification
+from mcp.types import CancelledNotification, CancelledNotificationParams, ClientNotification
 
 import veracity
 from tests.fakes import FakeWorld, claims_reply, hit, verdict_reply
+from tests.mcp_client import ANSWER, FAITHFUL, POLICY, error_text
 from veracity.context import setting_problem
 from veracity.contracts import Claim, Report, SearchHit, Verdict
 from veracity.kb import KnowledgeBase
@@ -38,11 +39,6 @@ from veracity.run.checker import Checker
 from veracity.server.mcp_security import bind_host, transport_security
 from veracity.testing import ScriptedBackend
 
-POLICY = ("The customer may return a package within 14 days of the delivery date. "
-          "After that period, returns are not accepted.")
-ANSWER = ("You can return the package within 30 days of the delivery date. "
-          "After that, returns are not accepted.")
-FAITHFUL = "You can return the package within 14 days of the delivery date."
 DEMO_NOTES = Path(veracity.__file__).parent / "kb" / "demo"
 
 
@@ -64,11 +60,6 @@ async def connected(checker: Checker, **options: Any) -> AsyncIterator[ClientSes
     server = create_mcp_server(checker, **{"local_client": True, **options})
     async with create_connected_server_and_client_session(server) as session:
         yield session
-
-
-def error_text(result: CallToolResult) -> str:
-    assert result.isError, result
-    return result.content[0].text
 
 
 async def test_every_tool_has_an_input_and_an_output_schema(checker: Checker) -> None:
