@@ -229,10 +229,6 @@ class StepResources(Protocol):
         """The version of the judge a report's `model` names, when that judge has one (the offline judge's)."""
         ...
 
-    def calibration(self, context: Context, run: RunScope | None = None) -> str | None:
-        """The calibration file the run's judge uses (`Context.calibration`, else the one kept for it), or None."""
-        ...
-
     def chat_calibration(self, context: Context, run: RunScope | None = None) -> VerdictCalibration | None:
         """The calibration of the run's chat-model judge, or None when none was measured for it (uncalibrated)."""
         ...

@@ -365,17 +365,13 @@ class Resources:
         """The offline judge's version when a report's `model` says it ruled, else None."""
         return self.offline_judge().version() if judged_offline(model) else None
 
-    def calibration(self, context: Context, run: RunScope | None = None) -> str | None:
+    def _calibration_file(self, context: Context, run: RunScope | None) -> CalibrationFile | None:
         """The calibration file the run's judge uses, found once per run; None when there is none.
 
         `Context.calibration` names one (checked to be measured for this judge: `ConfigurationError`
         otherwise), or 'off' (none); unset, the file `veracity calibrate` kept for this judge in the data folder
         is used when there is one (and refused when it is not the user's own).
         """
-        found = self._calibration_file(context, run)
-        return None if found is None else str(found.path)
-
-    def _calibration_file(self, context: Context, run: RunScope | None) -> CalibrationFile | None:
         mode = self.mode(context, run)  # before the run's lock is taken for the calibration
         find = functools.partial(self._find_calibration, context, mode)
         return find() if run is None else run.setdefault(self._calibration, find)
@@ -505,7 +501,7 @@ class Resources:
         built_in = BUILT_IN_BACKENDS.get(mode.search) if self._bound_backend is None else None
         if built_in is not None:
             built_in.check(context)
-        self.calibration(context, run)  # a calibration file that cannot be used is refused before the run
+        self._calibration_file(context, run)  # a calibration file that cannot be used is refused before the run
         stand_ins = self._probe([model for model in models if model is not self._bound_model])
         if stand_ins and run is not None:
             run.set(self._unreachable, stand_ins)

@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from veracity.calibration.signals import SIGNALS, verdict_signals
+from veracity.calibration.signals import verdict_signals
 from veracity.evaluation.dataset import JudgeRow
 from veracity.evaluation.rows import FAILED, RowEvaluator
 from veracity.offline.calibration.features import FEATURES, judgement_features
@@ -70,7 +70,3 @@ async def judge_with_chat_model(rows: Sequence[JudgeRow], evaluator: RowEvaluato
 
     return list(await asyncio.gather(*(one(row) for row in rows)))
 
-
-def signal_names(offline: bool) -> tuple[str, ...]:
-    """The signals a calibration of this kind of judge reads."""
-    return FEATURES if offline else SIGNALS

@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from veracity.calibrate.fitting import DELTA, LEVELS, Fitted, Table, fit_and_certify, half_of
-from veracity.calibrate.judging import JudgedRow, judge_offline, judge_with_chat_model, signal_names
+from veracity.calibrate.judging import JudgedRow, judge_offline, judge_with_chat_model
 from veracity.calibration.file import CalibrationFile, check_targets, default_path
 from veracity.calibration.identity import JudgeIdentity, judge_identity
+from veracity.calibration.schema import signal_names
 from veracity.context import CALIBRATION_OFF, Context
 from veracity.errors import InputError
 from veracity.evaluation.dataset import Dataset, JudgeRow, load_dataset
@@ -85,7 +86,7 @@ def table_of(judged: list[JudgedRow], names: tuple[str, ...]) -> tuple[Table, np
 def fit(judged: list[JudgedRow], judge: JudgeIdentity, record: dict[str, Any],
         say: Callable[[str], None] | None = None) -> tuple[CalibrationFile, Fitted]:
     """Fit and certify on judged rows; the calibration file (not yet written) and the fit's figures."""
-    names = signal_names(judge.kind == "offline")
+    names = signal_names(judge.kind)
     table, groups, halves = table_of(judged, names)
     check_enough(len(table.raw), "rows with a verdict")
     fitted = fit_and_certify(table, groups, halves, delta=DELTA, default_target=DEFAULT_MIN_PRECISION, say=say)
@@ -156,7 +157,7 @@ async def acalibrate(dataset: str | Path | Dataset, *, mode: EvalMode = "auto",
                                   calibration.write(path))
     from veracity.calibrate.card import write_card
 
-    table, _, halves = table_of(judged, signal_names(judge.kind == "offline"))
+    table, _, halves = table_of(judged, signal_names(judge.kind))
     paths = {"calibration": path, **write_card(calibration, fitted, table, halves, path)}
     return Calibrated(calibration, fitted, judged, paths)
 

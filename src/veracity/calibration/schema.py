@@ -211,7 +211,7 @@ class CalibrationDocument(Section):
         judge = info.data.get("judge")
         if judge is None:
             return value
-        known = set(_signal_names(judge.kind))
+        known = set(signal_names(judge.kind))
         for label in ("supported", "refuted", "unverifiable"):
             unknown = sorted(set(getattr(value, label).features) - known)
             if unknown:
@@ -221,8 +221,8 @@ class CalibrationDocument(Section):
         return value
 
 
-def _signal_names(kind: str) -> tuple[str, ...]:
-    """The signals a calibration of this kind of judge reads (`veracity.calibrate.judging.signal_names`)."""
+def signal_names(kind: str) -> tuple[str, ...]:
+    """The signals a calibration of this kind of judge ('offline' or 'chat') reads, and `veracity calibrate` fits."""
     if kind == "offline":
         from veracity.offline.calibration.features import FEATURES
 
