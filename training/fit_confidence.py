@@ -48,6 +48,7 @@ import json
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from calibration_rows import gold_label
@@ -465,6 +466,23 @@ def fit_and_certify(everything: Table, datasets: np.ndarray, halves: np.ndarray,
     return fitted.models, fitted.thresholds
 
 
+MOVED_MODULES = {"veracity.calibration.fitting": "veracity.calibrate.fitting"}
+"""Where a class kept in an older tables file lives now (the fitting moved with the `calibrate` command)."""
+
+
+def read_tables(path: Path) -> dict[str, Any]:
+    """The judged rows kept by an earlier `--tables` run, also from before the fitting moved (`MOVED_MODULES`)."""
+    import pickle
+
+    class Moved(pickle.Unpickler):
+        def find_class(self, module: str, name: str) -> Any:
+            return super().find_class(MOVED_MODULES.get(module, module), name)
+
+    with path.open("rb") as kept:
+        tables: dict[str, Any] = Moved(kept).load()
+    return tables
+
+
 def main(argv: list[str] | None = None) -> int:
     """Judge, fit, certify, measure, write."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -491,11 +509,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     judge, memory = shipped_judge(args.memory)
 
-    kept = None
-    if args.reuse_tables:
-        import pickle
-
-        kept = pickle.loads(args.tables.read_bytes())
+    kept = read_tables(args.tables) if args.reuse_tables else None
     if kept:  # written with the features of its day: keep the columns of today's
         columns = [kept["feature_names"].index(name) for name in FEATURES]
         for table in [*kept["calibration"], *kept["test"].values()]:

@@ -122,3 +122,18 @@ def test_fit_and_certify_finds_the_signal_and_certifies_on_the_other_half() -> N
     assert set(fitted.out_of_fold) == {"supported", "refuted", "unverifiable"}
     coverage = fit.coverage_at(fitted, table, halves, 0.9)
     assert 0 < coverage["coverage"] < 0.7 and coverage["precision"] >= 0.9
+
+
+def test_tables_kept_before_the_fitting_moved_still_read(tmp_path) -> None:
+    """training/fit_confidence.py --reuse-tables reads a file naming `veracity.calibration.fitting`, the old home."""
+    import pickle
+
+    from tests.unit.training_scripts import training_script
+
+    table = fit.Table("t", ["a claim"], np.array(["supported"]), np.array(["supported"]), np.zeros((1, 2)), ("x", "y"))
+    old = pickle.dumps({"calibration": [table]}, protocol=0).replace(b"veracity.calibrate.fitting",
+                                                                    b"veracity.calibration.fitting")
+    assert b"veracity.calibration.fitting" in old
+    (tmp_path / "tables.pkl").write_bytes(old)
+    [read] = training_script("fit_confidence").read_tables(tmp_path / "tables.pkl")["calibration"]
+    assert isinstance(read, fit.Table) and read.claims == ["a claim"] and read.names == ("x", "y")
